@@ -1,0 +1,83 @@
+// Reads the few fields the tree needs (type, id, parentId, timestamp, message role) from the
+// front of an entry line without parsing the rest of it. Pi and pith write entries with these
+// keys first and in this order; any other line gets null here and is parsed in full instead.
+
+export interface LightFields {
+  type: string;
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+  /** message role, for `message` entries */
+  role?: string;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const CLOSE_BRACE = 0x7d;
+
+const P_TYPE = Buffer.from('{"type":"');
+const P_ID = Buffer.from('","id":"');
+const P_PARENT = Buffer.from('","parentId":');
+const P_NULL = Buffer.from("null");
+const P_TIMESTAMP = Buffer.from(',"timestamp":"');
+const P_ROLE = Buffer.from('","message":{"role":"');
+
+function startsWithAt(buf: Buffer, pos: number, end: number, lit: Buffer): boolean {
+  if (pos + lit.length > end) return false;
+  return buf.compare(lit, 0, lit.length, pos, pos + lit.length) === 0;
+}
+
+/** index of the closing quote of a string starting at `pos`, or -1 if it has escapes or runs past `end` */
+function stringEnd(buf: Buffer, pos: number, end: number): number {
+  const q = buf.indexOf(QUOTE, pos);
+  if (q === -1 || q >= end) return -1;
+  const bs = buf.indexOf(BACKSLASH, pos);
+  if (bs !== -1 && bs < q) return -1;
+  return q;
+}
+
+export function readLightFields(buf: Buffer, start: number, end: number): LightFields | null {
+  // A line cut short by a crash almost never ends in "}": send those to the full parser.
+  if (end <= start || buf[end - 1] !== CLOSE_BRACE) return null;
+  let pos = start;
+  if (!startsWithAt(buf, pos, end, P_TYPE)) return null;
+  pos += P_TYPE.length;
+  let q = stringEnd(buf, pos, end);
+  if (q < 0) return null;
+  const type = buf.toString("utf8", pos, q);
+  pos = q;
+  if (!startsWithAt(buf, pos, end, P_ID)) return null;
+  pos += P_ID.length;
+  q = stringEnd(buf, pos, end);
+  if (q <= pos) return null; // ids are non-empty
+  const id = buf.toString("utf8", pos, q);
+  pos = q;
+  if (!startsWithAt(buf, pos, end, P_PARENT)) return null;
+  pos += P_PARENT.length;
+  let parentId: string | null;
+  if (startsWithAt(buf, pos, end, P_NULL)) {
+    parentId = null;
+    pos += P_NULL.length;
+  } else {
+    if (buf[pos] !== QUOTE) return null;
+    q = stringEnd(buf, pos + 1, end);
+    if (q < 0) return null;
+    parentId = buf.toString("utf8", pos + 1, q);
+    pos = q + 1;
+  }
+  if (!startsWithAt(buf, pos, end, P_TIMESTAMP)) return null;
+  pos += P_TIMESTAMP.length;
+  q = stringEnd(buf, pos, end);
+  if (q < 0) return null;
+  const timestamp = buf.toString("utf8", pos, q);
+  pos = q;
+  const fields: LightFields = { type, id, parentId, timestamp };
+  if (type === "message") {
+    if (!startsWithAt(buf, pos, end, P_ROLE)) return null;
+    pos += P_ROLE.length;
+    q = stringEnd(buf, pos, end);
+    if (q < 0) return null;
+    fields.role = buf.toString("utf8", pos, q);
+  }
+  return fields;
+}

@@ -1,0 +1,122 @@
+// Listing sessions. Reads only what a listing shows: the header, the light fields of each line,
+// the first user message and session_info names. No line is fully parsed otherwise.
+import { closeSync, existsSync, openSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { messageText, type AgentMessage } from "../messages/types.js";
+import { readLightFields } from "./light-fields.js";
+import { forEachLine } from "./line-reader.js";
+import { isHeader } from "./load.js";
+import { encodeCwd } from "./paths.js";
+
+export interface SessionSummary {
+  id: string;
+  file: string;
+  cwd: string;
+  name?: string;
+  parentSession?: string;
+  /** header timestamp (ISO) */
+  created: string;
+  /** timestamp of the latest entry (ISO), or the header's */
+  modified: string;
+  messageCount: number;
+  /** text of the first user message, or "" */
+  firstMessage: string;
+}
+
+const FIRST_MESSAGE_CHARS = 200;
+
+function parseLine(text: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Summary of one file, or null if it is not a session file. */
+export function summarizeSessionFile(file: string): SessionSummary | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  let summary: SessionSummary | null = null;
+  try {
+    forEachLine(fd, (line) => {
+      const { buf, start, end } = line;
+      if (line.lineNo === 1) {
+        if (buf[start] !== 0x7b) return false;
+        const header = parseLine(buf.toString("utf8", start, end));
+        if (!isHeader(header)) return false;
+        summary = {
+          id: header.id,
+          file,
+          cwd: typeof header.cwd === "string" ? header.cwd : "",
+          parentSession: typeof header.parentSession === "string" ? header.parentSession : undefined,
+          created: header.timestamp,
+          modified: header.timestamp,
+          messageCount: 0,
+          firstMessage: "",
+        };
+        return;
+      }
+      const s = summary as SessionSummary;
+      const light = readLightFields(buf, start, end);
+      let type = light?.type;
+      let timestamp = light?.timestamp;
+      let role = light?.role;
+      let full: Record<string, unknown> | null = null;
+      if (!light) {
+        full = parseLine(buf.toString("utf8", start, end));
+        if (!full) return;
+        type = full.type as string;
+        timestamp = full.timestamp as string;
+        role = (full.message as { role?: string } | undefined)?.role;
+      }
+      if (typeof timestamp === "string" && timestamp > s.modified) s.modified = timestamp;
+      if (type === "message") {
+        s.messageCount++;
+        if (!s.firstMessage && role === "user") {
+          full ??= parseLine(buf.toString("utf8", start, end));
+          const text = full ? messageText(full.message as AgentMessage).replace(/\s+/g, " ").trim() : "";
+          s.firstMessage = text.slice(0, FIRST_MESSAGE_CHARS);
+        }
+      } else if (type === "session_info") {
+        full ??= parseLine(buf.toString("utf8", start, end));
+        const name = full?.name;
+        if (typeof name === "string" && name.trim()) s.name = name.trim();
+      }
+    });
+  } finally {
+    closeSync(fd);
+  }
+  return summary;
+}
+
+/**
+ * Sessions under `sessionsDir` (one directory per cwd), newest first. With `cwd`, only that
+ * directory's sessions whose header names that cwd (the directory encoding is lossy).
+ */
+export function listSessions(sessionsDir: string, options: { cwd?: string } = {}): SessionSummary[] {
+  if (!existsSync(sessionsDir)) return [];
+  const cwd = options.cwd ? resolve(options.cwd) : undefined;
+  const dirs = cwd
+    ? [join(sessionsDir, encodeCwd(cwd))]
+    : readdirSync(sessionsDir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(sessionsDir, d.name));
+  const out: SessionSummary[] = [];
+  for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith(".jsonl")) continue;
+      const file = join(dir, name);
+      if (!statSync(file).isFile()) continue;
+      const summary = summarizeSessionFile(file);
+      if (summary && (!cwd || summary.cwd === cwd)) out.push(summary);
+    }
+  }
+  return out.sort((a, b) => (a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0));
+}

@@ -1,0 +1,192 @@
+// Reading a session file into an index of light records. Only the fields the tree needs are read
+// for most lines; full entries are parsed on demand (see SessionFile.entry).
+import { fstatSync } from "node:fs";
+import { SessionError, type SessionWarning } from "./errors.js";
+import { readLightFields } from "./light-fields.js";
+import { forEachLine, type RawLine } from "./line-reader.js";
+import { fileVersion, type FileLine } from "./migrate.js";
+import type { SessionEntry, SessionHeader } from "./types.js";
+
+/** One entry of the file, as the index knows it. */
+export interface EntryRecord {
+  type: string;
+  id: string;
+  /** the parent the tree uses: the stored parentId, unless that points nowhere (see attachDangling) */
+  parentId: string | null;
+  timestamp: string;
+  role?: string;
+  lineNo: number;
+  /** byte range of the line in the file; length 0 when the entry exists only in memory */
+  offset: number;
+  length: number;
+  /** the parsed entry, when it has been parsed */
+  entry?: SessionEntry;
+}
+
+export interface ScanResult {
+  header: SessionHeader;
+  version: number;
+  records: EntryRecord[];
+  warnings: SessionWarning[];
+  /** file lines as parsed JSON / raw text, only for files that need migration */
+  lines?: FileLine[];
+  /** true when the file does not end in "\n" (the next append must start a fresh line) */
+  needsNewline: boolean;
+  size: number;
+}
+
+const MAX_HEADER_BYTES = 1 << 20;
+
+export function isHeader(value: unknown): value is SessionHeader {
+  const v = value as Record<string, unknown> | null;
+  return typeof v === "object" && v !== null && !Array.isArray(v) && v.type === "session" && typeof v.id === "string" && v.id.length > 0;
+}
+
+function notASession(file: string, why: string): SessionError {
+  return new SessionError("NotASession", `not a session file (${why}): ${file}`, { file, reason: why });
+}
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A usable entry: an object with a string type and a non-empty string id. */
+function asEntry(v: Record<string, unknown> | null): SessionEntry | null {
+  if (!v || typeof v.type !== "string" || typeof v.id !== "string" || v.id.length === 0 || v.type === "session") return null;
+  return v as unknown as SessionEntry;
+}
+
+function recordOf(entry: SessionEntry, line: RawLine | null): EntryRecord {
+  const parentId = typeof entry.parentId === "string" ? entry.parentId : null;
+  return {
+    type: entry.type,
+    id: entry.id,
+    parentId,
+    timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
+    role: entry.type === "message" ? (entry.message as { role?: string } | undefined)?.role : undefined,
+    lineNo: line ? line.lineNo : 0,
+    offset: line ? line.offset : 0,
+    length: line ? line.length : 0,
+    entry,
+  };
+}
+
+/**
+ * A line that did not parse may be a torn line followed by a whole entry (a crash mid-write,
+ * then an append by a program that did not start a fresh line). Recover that entry.
+ */
+function recoverTail(text: string): SessionEntry | null {
+  const at = text.lastIndexOf('{"type":"');
+  if (at <= 0) return null;
+  return asEntry(parseObject(text.slice(at)));
+}
+
+export function scanSessionFile(fd: number, file: string): ScanResult {
+  const size = fstatSync(fd).size;
+  if (size === 0) throw notASession(file, "empty file");
+  const warnings: SessionWarning[] = [];
+  const records: EntryRecord[] = [];
+  let header: SessionHeader | null = null;
+  let headerProblem: string | null = null;
+  let version = 3;
+  let lines: FileLine[] | undefined;
+  let needsNewline = false;
+
+  forEachLine(fd, (line) => {
+    if (line.lineNo === 1) {
+      if (line.end - line.start > MAX_HEADER_BYTES || line.buf[line.start] !== 0x7b /* { */) {
+        headerProblem = "the first line is not a JSON session header";
+        return false;
+      }
+      const value = parseObject(line.buf.toString("utf8", line.start, line.end));
+      if (!isHeader(value)) {
+        headerProblem = value ? 'the first line is not a header of type "session" with an id' : "the first line is not valid JSON";
+        return false;
+      }
+      header = value;
+      version = fileVersion(value);
+      if (version < 3) lines = [{ json: value }];
+      needsNewline = !line.terminated;
+      return;
+    }
+    needsNewline = !line.terminated;
+    if (line.end === line.start || line.buf.toString("latin1", line.start, line.end).trim() === "") return;
+
+    if (lines) {
+      // an old format: parse everything, it is migrated as a whole
+      const text = line.buf.toString("utf8", line.start, line.end);
+      const value = parseObject(text);
+      if (value) lines.push({ json: value });
+      else {
+        lines.push({ raw: text });
+        warnings.push({
+          kind: line.terminated ? "malformed-line" : "torn-line",
+          line: line.lineNo,
+          message: line.terminated ? `line ${line.lineNo} is not valid JSON; skipped (kept in the file)` : `the last line (${line.lineNo}) was cut short by a crash; ignored`,
+        });
+      }
+      return;
+    }
+
+    const light = readLightFields(line.buf, line.start, line.end);
+    if (light) {
+      records.push({ ...light, lineNo: line.lineNo, offset: line.offset, length: line.length });
+      return;
+    }
+    const text = line.buf.toString("utf8", line.start, line.end);
+    const entry = asEntry(parseObject(text));
+    if (entry) {
+      records.push(recordOf(entry, line));
+      return;
+    }
+    const recovered = recoverTail(text);
+    if (!line.terminated) {
+      warnings.push({ kind: "torn-line", line: line.lineNo, message: `the last line (${line.lineNo}, ${line.length} bytes) was cut short by a crash; ignored` });
+    } else {
+      warnings.push({
+        kind: "malformed-line",
+        line: line.lineNo,
+        message: `line ${line.lineNo} is not a valid entry; skipped (kept in the file)${recovered ? ", the entry after its torn start was recovered" : ""}`,
+      });
+    }
+    if (recovered) {
+      // the recovered entry lives in memory; its bytes are inside a malformed line
+      records.push(recordOf(recovered, { ...line, length: 0 }));
+    }
+  });
+
+  if (!header) throw notASession(file, headerProblem ?? "no header line");
+  return { header, version, records, warnings, lines, needsNewline, size };
+}
+
+/**
+ * Gives every record a parent that exists and precedes it in the file, so the tree has no
+ * cycles and nothing is unreachable. An entry whose parentId points nowhere (or forward) is
+ * attached to the entry just before it in the file, the most likely parent in an append-only
+ * log; the file itself is not changed. Duplicate ids: the later entry wins lookups, as in Pi.
+ */
+export function linkRecords(records: EntryRecord[], warnings: SessionWarning[]): Map<string, EntryRecord> {
+  const byId = new Map<string, EntryRecord>();
+  let previous: EntryRecord | null = null;
+  for (const rec of records) {
+    if (rec.parentId !== null && (rec.parentId === rec.id || !byId.has(rec.parentId))) {
+      warnings.push({
+        kind: "dangling-parent",
+        line: rec.lineNo,
+        message: `entry ${rec.id} (line ${rec.lineNo}) names parent ${rec.parentId}, which is not an earlier entry; attached to ${previous ? previous.id : "the root"}`,
+      });
+      rec.parentId = previous ? previous.id : null;
+    }
+    if (byId.has(rec.id)) {
+      warnings.push({ kind: "duplicate-id", line: rec.lineNo, message: `entry id ${rec.id} (line ${rec.lineNo}) is used more than once; the later entry wins lookups` });
+    }
+    byId.set(rec.id, rec);
+    previous = rec;
+  }
+  return byId;
+}

@@ -1,0 +1,479 @@
+// A session file opened for reading or for writing: the in-memory index of its tree, lazy
+// parsing of entries, appends, leaf moves, forks. One writer per file (FileLock).
+import { randomUUID } from "node:crypto";
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { StoredMessage } from "../messages/types.js";
+import { fsyncDir, writeAll, writeFileAtomic } from "./atomic-write.js";
+import { buildSessionContext, latestCompactionIndex, type SessionContext } from "./context.js";
+import { SessionError, type SessionWarning } from "./errors.js";
+import { newEntryId } from "./ids.js";
+import { readRange } from "./line-reader.js";
+import { linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
+import { FileLock } from "./lock.js";
+import { migrateLines, serializeLines } from "./migrate.js";
+import { defaultSessionsDir, sessionFilePath } from "./paths.js";
+import { buildTreeView, type TreeView } from "./tree.js";
+import {
+  CURRENT_SESSION_VERSION,
+  KNOWN_ENTRY_TYPES,
+  LEAF_MARKER_TYPE,
+  isLeafMarker,
+  type CompactionEntry,
+  type CustomEntry,
+  type LabelEntry,
+  type NewEntry,
+  type SessionEntry,
+  type SessionHeader,
+  type SessionInfoEntry,
+} from "./types.js";
+
+export interface OpenOptions {
+  /** open without the write lock; appends are refused and old formats are migrated in memory only */
+  readOnly?: boolean;
+}
+
+export interface CreateOptions {
+  cwd: string;
+  sessionsDir?: string;
+  parentSession?: string;
+}
+
+export interface AppendOptions {
+  /** fsync after writing (always done for compactions and branch summaries) */
+  sync?: boolean;
+}
+
+const UNREADABLE = "unreadable";
+
+export class SessionFile {
+  readonly file: string;
+  readonly readOnly: boolean;
+  readonly warnings: SessionWarning[];
+  /** set when opening migrated the file: where the original was kept */
+  readonly backupFile?: string;
+  private headerValue: SessionHeader;
+  private records: EntryRecord[];
+  private byId: Map<string, EntryRecord>;
+  private leaf: string | null;
+  private fd: number | null;
+  private lock: FileLock | null;
+  private needsNewline: boolean;
+  private size: number;
+  private labelCache: Map<string, string> | null = null;
+
+  private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined) {
+    this.file = file;
+    this.readOnly = lock === null;
+    this.fd = fd;
+    this.lock = lock;
+    this.backupFile = backupFile;
+    this.headerValue = scan.header;
+    this.records = scan.records;
+    this.warnings = scan.warnings;
+    this.needsNewline = scan.needsNewline;
+    this.size = scan.size;
+    this.byId = linkRecords(this.records, this.warnings);
+    this.leaf = this.resolveLeaf();
+  }
+
+  /** Creates a new session file (header written and synced before this returns) and opens it for writing. */
+  static create(options: CreateOptions): SessionFile {
+    const id = randomUUID();
+    const timestamp = new Date().toISOString();
+    const cwd = resolve(options.cwd);
+    const file = sessionFilePath(options.sessionsDir ?? defaultSessionsDir(), cwd, timestamp, id);
+    const header: SessionHeader = { type: "session", version: CURRENT_SESSION_VERSION, id, timestamp, cwd };
+    if (options.parentSession) header.parentSession = options.parentSession;
+    writeNewFile(file, JSON.stringify(header) + "\n");
+    return SessionFile.open(file);
+  }
+
+  /** Opens an existing file; v1 / v2 files are migrated to v3 (original kept as `<file>.v<N>.bak`). */
+  static open(path: string, options: OpenOptions = {}): SessionFile {
+    const file = resolve(path);
+    if (!existsSync(file)) throw new SessionError("SessionNotFound", `no such session file: ${file}`, { file });
+    if (statSync(file).isDirectory()) throw new SessionError("NotASession", `not a session file (a directory): ${file}`, { file });
+    const lock = options.readOnly ? null : FileLock.acquire(file);
+    let fd = -1;
+    try {
+      fd = openSync(file, options.readOnly ? "r" : "a+");
+      let scan = scanSessionFile(fd, file);
+      let backupFile: string | undefined;
+      if (scan.lines) {
+        const migrated = migrateLines(scan.lines);
+        if (!options.readOnly) {
+          backupFile = backupPath(file, scan.version);
+          copyFileSync(file, backupFile);
+          writeFileAtomic(file, serializeLines(migrated));
+          closeSync(fd);
+          fd = openSync(file, "a+");
+          scan = { ...scanSessionFile(fd, file), warnings: scan.warnings };
+        } else {
+          scan = inMemoryScan(scan, migrated);
+        }
+      }
+      return new SessionFile(file, scan, fd, lock, backupFile);
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      lock?.release();
+      throw err;
+    }
+  }
+
+  get header(): SessionHeader {
+    return this.headerValue;
+  }
+  get sessionId(): string {
+    return this.headerValue.id;
+  }
+  get cwd(): string {
+    return this.headerValue.cwd;
+  }
+  /** the active position: appends become its children; null = before the first entry */
+  get leafId(): string | null {
+    return this.leaf;
+  }
+  get entryCount(): number {
+    return this.records.length;
+  }
+  get isClosed(): boolean {
+    return this.fd === null;
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** The entry with this id, parsed on first use. */
+  entry(id: string): SessionEntry | undefined {
+    const rec = this.byId.get(id);
+    return rec ? this.parse(rec) : undefined;
+  }
+
+  /** All entries in file order (parses every line: for tools and tests, not hot paths). */
+  entries(): SessionEntry[] {
+    return this.records.map((r) => this.parse(r));
+  }
+
+  /** The entries root -> `leafId` (default: the active leaf). */
+  branchPath(leafId: string | null = this.leaf): SessionEntry[] {
+    return this.pathRecords(leafId).map((r) => this.parse(r));
+  }
+
+  /** The message list the model sees, with the model and thinking level in effect. */
+  buildContext(leafId: string | null = this.leaf): SessionContext {
+    const path = this.pathRecords(leafId);
+    const compactionIdx = latestCompactionIndex(path);
+    if (compactionIdx < 0) return buildSessionContext(path.map((r) => this.parse(r)));
+    // Only entries from the first kept one on are messages; earlier ones can only set the
+    // model or thinking level, so parse just the last of each kind.
+    const compaction = this.parse(path[compactionIdx]) as CompactionEntry;
+    let start = compactionIdx;
+    for (let i = 0; i < compactionIdx; i++) {
+      if (path[i].id === compaction.firstKeptEntryId) {
+        start = i;
+        break;
+      }
+    }
+    const selected: EntryRecord[] = [];
+    const lastBefore = (match: (r: EntryRecord) => boolean) => {
+      for (let i = start - 1; i >= 0; i--) if (match(path[i])) return path[i];
+      return undefined;
+    };
+    const thinking = lastBefore((r) => r.type === "thinking_level_change");
+    const model = lastBefore((r) => r.type === "model_change" || (r.type === "message" && this.roleOf(r) === "assistant"));
+    for (const r of [thinking, model].filter((r): r is EntryRecord => r !== undefined).sort((a, b) => a.lineNo - b.lineNo)) selected.push(r);
+    for (let i = start; i < path.length; i++) selected.push(path[i]);
+    return buildSessionContext(selected.map((r) => this.parse(r)));
+  }
+
+  /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
+  tree(): TreeView {
+    const labels = this.labels();
+    const visible = this.records.filter((r) => !(r.type === "custom" && isLeafMarker(this.parse(r))));
+    // parsed without caching: a tree of a huge file must not keep every entry in memory
+    return buildTreeView(visible, (r) => this.parse(r, false), labels, this.leaf);
+  }
+
+  /** Current labels by target entry id (the latest label entry per target wins; empty clears). */
+  labels(): Map<string, string> {
+    if (!this.labelCache) {
+      const labels = new Map<string, string>();
+      for (const r of this.records) {
+        if (r.type !== "label") continue;
+        const e = this.parse(r) as LabelEntry;
+        if (e.label) labels.set(e.targetId, e.label);
+        else labels.delete(e.targetId);
+      }
+      this.labelCache = labels;
+    }
+    return this.labelCache;
+  }
+
+  /** The display name from the latest session_info entry, if any. */
+  name(): string | undefined {
+    for (let i = this.records.length - 1; i >= 0; i--) {
+      const r = this.records[i];
+      if (r.type !== "session_info") continue;
+      const name = (this.parse(r) as SessionInfoEntry).name;
+      if (name) return name;
+    }
+    return undefined;
+  }
+
+  /** Appends an entry as a child of the leaf and makes it the leaf. The line is written when this returns. */
+  append(input: NewEntry, options: AppendOptions = {}): SessionEntry {
+    this.assertWritable();
+    validateNewEntry(input);
+    const { type, timestamp, ...rest } = input as NewEntry & Record<string, unknown>;
+    const id = newEntryId(this.byId);
+    // type, id, parentId, timestamp first (and role first in a message): readers find them without a full parse
+    const entry = { type, id, parentId: this.leaf, timestamp: timestamp ?? new Date().toISOString(), ...rest } as SessionEntry;
+    if (entry.type === "message") entry.message = Object.assign({ role: entry.message.role }, entry.message) as StoredMessage;
+    this.writeEntry(entry, options.sync || type === "compaction" || type === "branch_summary");
+    this.leaf = id;
+    return entry;
+  }
+
+  appendMessage(message: StoredMessage, options?: AppendOptions): SessionEntry {
+    return this.append({ type: "message", message }, options);
+  }
+
+  appendModelChange(provider: string, modelId: string): SessionEntry {
+    return this.append({ type: "model_change", provider, modelId });
+  }
+
+  appendThinkingLevelChange(thinkingLevel: string): SessionEntry {
+    return this.append({ type: "thinking_level_change", thinkingLevel });
+  }
+
+  /** Sets (or, with an empty label, clears) a label on an entry. */
+  setLabel(targetId: string, label: string | undefined): SessionEntry {
+    this.requireEntry(targetId);
+    const entry = this.append({ type: "label", targetId, label: label || undefined });
+    this.labelCache = null;
+    return entry;
+  }
+
+  setName(name: string): SessionEntry {
+    return this.append({ type: "session_info", name: name.trim() });
+  }
+
+  /**
+   * Moves the leaf to `targetId` (null: before the first entry). The move is persisted as a
+   * `custom` entry of type "pith.leaf", a child of the target written last in the file: Pi
+   * resumes at the last entry of a file, and custom entries are not messages, so both programs
+   * reopen at the target with the target's context.
+   */
+  branch(targetId: string | null): void {
+    this.assertWritable();
+    if (targetId !== null) this.requireEntry(targetId);
+    if (targetId === this.leaf) return;
+    const marker: CustomEntry = { type: "custom", id: newEntryId(this.byId), parentId: targetId, timestamp: new Date().toISOString(), customType: LEAF_MARKER_TYPE };
+    this.writeEntry(marker, false);
+    this.leaf = targetId;
+  }
+
+  /** Moves the leaf to `targetId` and writes a branch summary there, which becomes the leaf. */
+  branchWithSummary(targetId: string | null, summary: string, details?: unknown, fromHook?: boolean): SessionEntry {
+    this.assertWritable();
+    if (targetId !== null) this.requireEntry(targetId);
+    this.leaf = targetId;
+    return this.append({ type: "branch_summary", fromId: targetId ?? "root", summary, details, fromHook });
+  }
+
+  /**
+   * Writes a new session file holding the path root -> `entryId` (labels on it carried over)
+   * and opens it for writing. Its header names this file as `parentSession`.
+   */
+  fork(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): SessionFile {
+    this.requireEntry(entryId);
+    const path = this.branchPath(entryId).filter((e) => e.type !== "label" && !isLeafMarker(e));
+    const id = randomUUID();
+    const timestamp = new Date().toISOString();
+    const cwd = options.cwd ? resolve(options.cwd) : this.cwd;
+    const header: SessionHeader = { type: "session", version: CURRENT_SESSION_VERSION, id, timestamp, cwd, parentSession: this.file };
+    const labels = this.labels();
+    const taken = new Set(path.map((e) => e.id));
+    let parentId: string | null = path.length > 0 ? path[path.length - 1].id : null;
+    const labelEntries: LabelEntry[] = [];
+    for (const e of path) {
+      const label = labels.get(e.id);
+      if (!label) continue;
+      const labelEntry: LabelEntry = { type: "label", id: newEntryId(taken), parentId, timestamp, targetId: e.id, label };
+      taken.add(labelEntry.id);
+      parentId = labelEntry.id;
+      labelEntries.push(labelEntry);
+    }
+    const file = sessionFilePath(options.sessionsDir ?? dirname(dirname(this.file)), cwd, timestamp, id);
+    writeNewFile(file, [header, ...path, ...labelEntries].map((e) => JSON.stringify(e)).join("\n") + "\n");
+    return SessionFile.open(file);
+  }
+
+  /** Flushes appended lines to stable storage. */
+  sync(): void {
+    if (this.fd !== null && !this.readOnly) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      if (!this.readOnly) fsyncSync(this.fd);
+    } finally {
+      closeSync(this.fd);
+      this.fd = null;
+      this.lock?.release();
+      this.lock = null;
+    }
+  }
+
+  // -- internals --
+
+  private resolveLeaf(): string | null {
+    let rec = this.records.length > 0 ? this.records[this.records.length - 1] : undefined;
+    while (rec && rec.type === "custom" && isLeafMarker(this.parse(rec))) {
+      rec = rec.parentId === null ? undefined : this.byId.get(rec.parentId);
+      if (!rec) return null;
+    }
+    return rec ? rec.id : null;
+  }
+
+  private pathRecords(leafId: string | null): EntryRecord[] {
+    if (leafId === null) return [];
+    const path: EntryRecord[] = [];
+    let rec = this.byId.get(leafId);
+    if (!rec) throw new SessionError("EntryNotFound", `no entry ${leafId} in this session`, { entryId: leafId });
+    while (rec) {
+      path.push(rec);
+      rec = rec.parentId === null ? undefined : this.byId.get(rec.parentId);
+    }
+    return path.reverse();
+  }
+
+  private roleOf(rec: EntryRecord): string | undefined {
+    if (rec.role === undefined && rec.type === "message") rec.role = (this.parse(rec) as { message?: { role?: string } }).message?.role;
+    return rec.role;
+  }
+
+  private parse(rec: EntryRecord, cache = true): SessionEntry {
+    if (rec.entry) return rec.entry;
+    if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
+    const text = readRange(this.fd, rec.offset, rec.length).toString("utf8");
+    let entry: SessionEntry;
+    try {
+      entry = JSON.parse(text) as SessionEntry;
+      if (typeof entry !== "object" || entry === null) throw new Error("not an object");
+    } catch {
+      // the start of the line looked right but the rest is damaged: keep the node, drop its content
+      this.warnings.push({ kind: "unreadable-entry", line: rec.lineNo, message: `entry ${rec.id} (line ${rec.lineNo}) is damaged; left out of the context` });
+      entry = { type: UNREADABLE, id: rec.id, parentId: rec.parentId, timestamp: rec.timestamp } as unknown as SessionEntry;
+    }
+    // the tree's parent may differ from the stored one (dangling parents are re-attached)
+    if (entry.parentId !== rec.parentId) entry = { ...entry, parentId: rec.parentId };
+    if (cache) rec.entry = entry;
+    return entry;
+  }
+
+  private writeEntry(entry: SessionEntry, sync: boolean): void {
+    let json: string;
+    try {
+      json = JSON.stringify(entry);
+    } catch (err) {
+      throw new SessionError("InvalidEntry", `entry cannot be written as JSON: ${(err as Error).message}`);
+    }
+    const prefix = this.needsNewline ? "\n" : "";
+    const bytes = Buffer.from(prefix + json + "\n");
+    try {
+      writeAll(this.fd as number, bytes);
+    } catch (err) {
+      // part of the line may be on disk: make sure the next line starts fresh
+      this.needsNewline = true;
+      throw err;
+    }
+    const rec: EntryRecord = {
+      type: entry.type,
+      id: entry.id,
+      parentId: entry.parentId,
+      timestamp: entry.timestamp,
+      role: entry.type === "message" ? entry.message.role : undefined,
+      lineNo: (this.records.length > 0 ? this.records[this.records.length - 1].lineNo : 1) + 1 + (prefix ? 1 : 0),
+      offset: this.size + prefix.length,
+      length: bytes.length - prefix.length,
+      entry,
+    };
+    this.size += bytes.length;
+    this.needsNewline = false;
+    this.records.push(rec);
+    this.byId.set(rec.id, rec);
+    if (sync) this.sync();
+  }
+
+  private requireEntry(id: string): EntryRecord {
+    const rec = this.byId.get(id);
+    if (!rec) throw new SessionError("EntryNotFound", `no entry ${id} in this session`, { entryId: id });
+    return rec;
+  }
+
+  private assertWritable(): void {
+    if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
+    if (this.readOnly) throw new SessionError("ReadOnly", `session was opened read-only: ${this.file}`);
+  }
+}
+
+function validateNewEntry(input: NewEntry): void {
+  const e = input as unknown as Record<string, unknown>;
+  if (typeof e !== "object" || e === null || typeof e.type !== "string" || !KNOWN_ENTRY_TYPES.has(e.type)) {
+    throw new SessionError("InvalidEntry", `unknown entry type: ${String(e?.type)}`);
+  }
+  if (e.type === "message") {
+    const m = e.message as Record<string, unknown> | undefined;
+    if (!m || typeof m !== "object" || typeof m.role !== "string") throw new SessionError("InvalidEntry", "a message entry needs a message with a role");
+    if (m.role === "compactionSummary" || m.role === "branchSummary") {
+      throw new SessionError("InvalidEntry", `${m.role} is stored as its own entry type, not as a message`);
+    }
+  }
+}
+
+function writeNewFile(file: string, content: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const fd = openSync(file, "wx", 0o644);
+  try {
+    writeAll(fd, Buffer.from(content));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  fsyncDir(dirname(file));
+}
+
+function backupPath(file: string, version: number): string {
+  const base = `${file}.v${version}.bak`;
+  if (!existsSync(base)) return base;
+  for (let n = 1; ; n++) if (!existsSync(`${base}.${n}`)) return `${base}.${n}`;
+}
+
+/** A read-only view of an old-format file: the migrated entries live in memory only. */
+function inMemoryScan(scan: ScanResult, migrated: ReturnType<typeof migrateLines>): ScanResult {
+  const records: EntryRecord[] = [];
+  let lineNo = 1;
+  for (const l of migrated.slice(1)) {
+    lineNo++;
+    if (!("json" in l)) continue;
+    const e = l.json as unknown as SessionEntry;
+    if (typeof e.id !== "string") continue;
+    records.push({
+      type: e.type,
+      id: e.id,
+      parentId: typeof e.parentId === "string" ? e.parentId : null,
+      timestamp: e.timestamp,
+      role: e.type === "message" ? e.message?.role : undefined,
+      lineNo,
+      offset: 0,
+      length: 0,
+      entry: e,
+    });
+  }
+  return { ...scan, header: migrated[0] && "json" in migrated[0] ? (migrated[0].json as SessionHeader) : scan.header, records };
+}
+

@@ -1,0 +1,136 @@
+// Session file entries (Pi's v3 format). Line 1 is the header; every later line is an entry.
+import type { ImageContent, StoredMessage, TextContent } from "../messages/types.js";
+
+export const CURRENT_SESSION_VERSION = 3;
+
+export interface SessionHeader {
+  type: "session";
+  version?: number;
+  id: string;
+  timestamp: string;
+  cwd: string;
+  parentSession?: string;
+  /** fields older files carry (v1 headers name a provider / model); kept as they are */
+  [extra: string]: unknown;
+}
+
+export interface EntryBase {
+  type: string;
+  id: string;
+  parentId: string | null;
+  timestamp: string;
+}
+
+export interface MessageEntry extends EntryBase {
+  type: "message";
+  message: StoredMessage;
+}
+
+/** File lists carried by compaction and branch summary entries. */
+export interface FileOpsDetails {
+  readFiles: string[];
+  modifiedFiles: string[];
+  [extra: string]: unknown;
+}
+
+export interface CompactionEntry extends EntryBase {
+  type: "compaction";
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  details?: unknown;
+  fromHook?: boolean;
+}
+
+export interface BranchSummaryEntry extends EntryBase {
+  type: "branch_summary";
+  fromId: string;
+  summary: string;
+  details?: unknown;
+  fromHook?: boolean;
+}
+
+export interface ModelChangeEntry extends EntryBase {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+}
+
+export interface ThinkingLevelChangeEntry extends EntryBase {
+  type: "thinking_level_change";
+  thinkingLevel: string;
+}
+
+export interface CustomEntry extends EntryBase {
+  type: "custom";
+  customType: string;
+  data?: unknown;
+}
+
+export interface CustomMessageEntry extends EntryBase {
+  type: "custom_message";
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  display: boolean;
+  details?: unknown;
+}
+
+export interface LabelEntry extends EntryBase {
+  type: "label";
+  targetId: string;
+  /** absent or empty clears the label */
+  label?: string;
+}
+
+export interface SessionInfoEntry extends EntryBase {
+  type: "session_info";
+  name?: string;
+}
+
+/** An entry of a type this version does not know: kept as it is, ignored by the context. */
+export interface UnknownEntry extends EntryBase {
+  [extra: string]: unknown;
+}
+
+export type KnownEntry =
+  | MessageEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | ModelChangeEntry
+  | ThinkingLevelChangeEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | LabelEntry
+  | SessionInfoEntry;
+
+export type SessionEntry = KnownEntry;
+
+/** What a caller supplies to append: the store fills in id, parentId and timestamp. */
+export type NewEntry = KnownEntry extends infer E
+  ? E extends KnownEntry
+    ? Omit<E, "id" | "parentId" | "timestamp"> & { timestamp?: string }
+    : never
+  : never;
+
+export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
+  "message",
+  "compaction",
+  "branch_summary",
+  "model_change",
+  "thinking_level_change",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+]);
+
+/**
+ * customType of the entry pith appends to record a leaf move (see docs/session-format.md).
+ * Pi takes the last entry of a file as its leaf; a `custom` entry is not a message, so a child of
+ * the target written last makes both programs resume at the target.
+ */
+export const LEAF_MARKER_TYPE = "pith.leaf";
+
+export function isLeafMarker(entry: EntryBase): boolean {
+  return entry.type === "custom" && (entry as CustomEntry).customType === LEAF_MARKER_TYPE;
+}
