@@ -231,9 +231,9 @@ export class SessionFile {
     // type, id, parentId, timestamp first (and role first in a message): readers find them without a full parse
     const entry = { type, id, parentId: this.leaf, timestamp: timestamp ?? new Date().toISOString(), ...rest } as SessionEntry;
     if (entry.type === "message") entry.message = Object.assign({ role: entry.message.role }, entry.message) as StoredMessage;
-    this.writeEntry(entry, options.sync || type === "compaction" || type === "branch_summary");
+    const stored = this.writeEntry(entry, options.sync || type === "compaction" || type === "branch_summary");
     this.leaf = id;
-    return entry;
+    return stored;
   }
 
   appendMessage(message: StoredMessage, options?: AppendOptions): SessionEntry {
@@ -375,10 +375,14 @@ export class SessionFile {
     return entry;
   }
 
-  private writeEntry(entry: SessionEntry, sync: boolean): void {
+  /** Writes the line and indexes it; returns the entry as a reader of the file will see it. */
+  private writeEntry(input: SessionEntry, sync: boolean): SessionEntry {
     let json: string;
+    let entry: SessionEntry;
     try {
-      json = JSON.stringify(entry);
+      json = JSON.stringify(input);
+      // the stored copy is what the file says: no undefined fields, no later mutation by the caller
+      entry = JSON.parse(json) as SessionEntry;
     } catch (err) {
       throw new SessionError("InvalidEntry", `entry cannot be written as JSON: ${(err as Error).message}`);
     }
@@ -407,6 +411,7 @@ export class SessionFile {
     this.records.push(rec);
     this.byId.set(rec.id, rec);
     if (sync) this.sync();
+    return entry;
   }
 
   private requireEntry(id: string): EntryRecord {
