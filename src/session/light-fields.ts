@@ -71,13 +71,14 @@ export function readLightFields(buf: Buffer, start: number, end: number): LightF
   if (q < 0) return null;
   const timestamp = buf.toString("utf8", pos, q);
   pos = q;
-  const fields: LightFields = { type, id, parentId, timestamp };
+  let role: string | undefined;
   if (type === "message") {
     if (!startsWithAt(buf, pos, end, P_ROLE)) return null;
     pos += P_ROLE.length;
     q = stringEnd(buf, pos, end);
     if (q < 0) return null;
-    fields.role = buf.toString("utf8", pos, q);
+    role = buf.toString("utf8", pos, q);
   }
-  return fields;
+  // one object shape for every record (callers add their own fields to it)
+  return { type, id, parentId, timestamp, role };
 }

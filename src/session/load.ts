@@ -86,6 +86,14 @@ function recoverTail(text: string): SessionEntry | null {
   return asEntry(parseObject(text.slice(at)));
 }
 
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
 export function scanSessionFile(fd: number, file: string): ScanResult {
   const size = fstatSync(fd).size;
   if (size === 0) throw notASession(file, "empty file");
@@ -115,7 +123,8 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
       return;
     }
     needsNewline = !line.terminated;
-    if (line.end === line.start || line.buf.toString("latin1", line.start, line.end).trim() === "") return;
+    // entries start with "{"; anything else is checked for being blank without building a string
+    if (line.buf[line.start] !== 0x7b && isBlank(line.buf, line.start, line.end)) return;
 
     if (lines) {
       // an old format: parse everything, it is migrated as a whole
@@ -133,9 +142,12 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
       return;
     }
 
-    const light = readLightFields(line.buf, line.start, line.end);
+    const light = readLightFields(line.buf, line.start, line.end) as EntryRecord | null;
     if (light) {
-      records.push({ ...light, lineNo: line.lineNo, offset: line.offset, length: line.length });
+      light.lineNo = line.lineNo;
+      light.offset = line.offset;
+      light.length = line.length;
+      records.push(light);
       return;
     }
     const text = line.buf.toString("utf8", line.start, line.end);

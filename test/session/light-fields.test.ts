@@ -14,7 +14,7 @@ test("reads type, id, parentId, timestamp and role from a line in writer order",
 
 test("a null parent and a non-message entry", () => {
   const line = JSON.stringify({ type: "label", id: "x", parentId: null, timestamp: "t", targetId: "y", label: "z" });
-  assert.deepEqual(read(line), { type: "label", id: "x", parentId: null, timestamp: "t" });
+  assert.deepEqual(read(line), { type: "label", id: "x", parentId: null, timestamp: "t", role: undefined });
 });
 
 test("anything it cannot read for sure is left to the full parser", () => {
@@ -36,5 +36,5 @@ test("anything it cannot read for sure is left to the full parser", () => {
 
 test("non-ASCII ids are decoded as UTF-8", () => {
   const line = JSON.stringify({ type: "model_change", id: "ïd-✓", parentId: "päränt", timestamp: "t", provider: "p", modelId: "m" });
-  assert.deepEqual(read(line), { type: "model_change", id: "ïd-✓", parentId: "päränt", timestamp: "t" });
+  assert.deepEqual(read(line), { type: "model_change", id: "ïd-✓", parentId: "päränt", timestamp: "t", role: undefined });
 });
