@@ -16,6 +16,12 @@ export interface SessionContext {
   entryIds: string[];
   model: ModelRef | null;
   thinkingLevel: string;
+  /**
+   * Index of the first message added after the latest compaction (0 when there is none).
+   * Messages before it (the summary and the kept ones) carry usage figures from before that
+   * compaction, which no longer describe the context.
+   */
+  freshFrom: number;
 }
 
 function toMillis(timestamp: string): number {
@@ -76,6 +82,7 @@ export function buildSessionContext(path: readonly EntryBase[]): SessionContext 
   };
 
   const compactionIdx = latestCompactionIndex(path);
+  let freshFrom = 0;
   if (compactionIdx < 0) {
     for (const entry of path) emit(entry);
   } else {
@@ -88,7 +95,8 @@ export function buildSessionContext(path: readonly EntryBase[]): SessionContext 
       if (path[i].id === compaction.firstKeptEntryId) keeping = true;
       if (keeping) emit(path[i]);
     }
+    freshFrom = messages.length;
     for (let i = compactionIdx + 1; i < path.length; i++) emit(path[i]);
   }
-  return { messages, entryIds, model, thinkingLevel };
+  return { messages, entryIds, model, thinkingLevel, freshFrom };
 }

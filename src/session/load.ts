@@ -142,7 +142,8 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
       return;
     }
 
-    const light = readLightFields(line.buf, line.start, line.end) as EntryRecord | null;
+    // a last line without its newline may be cut anywhere, even right after a "}": parse it in full
+    const light = line.terminated ? (readLightFields(line.buf, line.start, line.end) as EntryRecord | null) : null;
     if (light) {
       light.lineNo = line.lineNo;
       light.offset = line.offset;

@@ -39,6 +39,7 @@ test("the latest compaction wins; its kept span starts at firstKeptEntryId", () 
   const ctx = buildSessionContext([a, b, c1, d, c2, e]);
   assert.deepEqual(ctx.messages.map((m) => (m.role === "compactionSummary" ? m.summary : m.role)), ["S2", "user", "assistant"]);
   assert.deepEqual(ctx.entryIds, [c2.id, d.id, e.id]);
+  assert.equal(ctx.freshFrom, 2, "e came after the latest compaction");
 });
 
 test("a firstKeptEntryId that is not on the path keeps nothing before the compaction", () => {
@@ -58,5 +59,5 @@ test("model from the last model_change or assistant message; thinking level from
   const ctx = buildSessionContext(path);
   assert.deepEqual(ctx.model, { provider: "openai", modelId: "gpt" });
   assert.equal(ctx.thinkingLevel, "low");
-  assert.deepEqual(buildSessionContext([]), { messages: [], entryIds: [], model: null, thinkingLevel: "off" });
+  assert.deepEqual(buildSessionContext([]), { messages: [], entryIds: [], model: null, thinkingLevel: "off", freshFrom: 0 });
 });

@@ -12,7 +12,7 @@ export function user(text: string): UserMessage {
   return { role: "user", content: text, timestamp: tick() };
 }
 
-export function assistant(text: string, calls: ToolCall[] = [], u: Usage = usage(100, 10)): AssistantMessage {
+export function assistant(text: string, calls: ToolCall[] = [], u: Usage = usage(0, 0)): AssistantMessage {
   const content: AssistantMessage["content"] = text ? [{ type: "text", text }] : [];
   content.push(...calls);
   return { role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude-sonnet-4-5", usage: u, stopReason: calls.length > 0 ? "toolUse" : "stop", timestamp: tick() };

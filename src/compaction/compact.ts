@@ -1,0 +1,88 @@
+// Runs a prepared compaction: asks the summarizer (bounded, chunked), falls back to an
+// extractive summary if it fails, and assembles the result the caller stores as an entry.
+import { estimateMessageTokens, estimateTextTokens } from "./estimate.js";
+import { extractiveSummary } from "./fallback.js";
+import type { FileLists } from "./file-ops.js";
+import { assembleSummary, type CompactionPreparation } from "./prepare.js";
+import { serializeMessages } from "./serialize.js";
+import type { CompactionSettings } from "./settings.js";
+import { CompactionAbortedError, summarizeBlocks, type SummarizerLimits, type SummarizerPort } from "./summarizer.js";
+
+export interface CompactionDetails extends FileLists {
+  /** user messages carried verbatim in the summary */
+  userMessages: string[];
+  /** true when the summarizer failed and the extractive summary was used */
+  fallback?: boolean;
+}
+
+export interface CompactionResult {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  /** estimated context after the compaction: the summary plus the kept messages */
+  tokensAfter: number;
+  details: CompactionDetails;
+  /** set when the extractive summary was used, with why */
+  fallback?: { reason: string };
+  stats: { requests: number; overflowRetries: number; requestTokens: number[]; serializedChars: number };
+}
+
+export interface CompactOptions {
+  port: SummarizerPort;
+  limits: SummarizerLimits;
+  settings: CompactionSettings;
+  signal: AbortSignal;
+  /** the user's focus for this summary */
+  instructions?: string;
+}
+
+const SPLIT_TURN_HEADING = "**Earlier part of the current turn** (its end is kept below):";
+
+export async function compact(prep: CompactionPreparation, opts: CompactOptions): Promise<CompactionResult> {
+  const { settings, limits } = opts;
+  const serialize = { maxBlockChars: settings.maxBlockChars };
+  const historyBlocks = serializeMessages(prep.historyMessages, serialize);
+  const prefixBlocks = serializeMessages(prep.turnPrefixMessages, serialize);
+  const maxTokens = Math.max(256, Math.min(Math.floor(0.8 * settings.reserveTokens), limits.maxOutputTokens));
+  const prefixMaxTokens = Math.max(256, Math.min(Math.floor(0.5 * settings.reserveTokens), limits.maxOutputTokens));
+  const stats = { requests: 0, overflowRetries: 0, requestTokens: [] as number[], serializedChars: [...historyBlocks, ...prefixBlocks].reduce((a, b) => a + b.length, 0) };
+  const common = { port: opts.port, limits, timeoutMs: settings.summaryTimeoutMs, signal: opts.signal };
+
+  let modelText: string;
+  let fallback: { reason: string } | undefined;
+  try {
+    const history =
+      historyBlocks.length > 0 || !prep.previousSummary
+        ? summarizeBlocks(historyBlocks, {
+            ...common,
+            kind: "history",
+            previousSummary: prep.previousSummary,
+            maxTokens,
+            promptOptions: {
+              instructions: opts.instructions,
+              compressDone: prep.previousSummary !== undefined && estimateTextTokens(prep.previousSummary) > maxTokens / 2,
+            },
+          })
+        : Promise.resolve({ summary: prep.previousSummary, requests: 0, requestTokens: [], overflowRetries: 0 });
+    const prefix = prep.isSplitTurn && prefixBlocks.length > 0 ? summarizeBlocks(prefixBlocks, { ...common, kind: "turn-prefix", maxTokens: prefixMaxTokens }) : undefined;
+    const [h, p] = await Promise.all([history, prefix]);
+    for (const o of [h, p]) {
+      if (!o) continue;
+      stats.requests += o.requests;
+      stats.overflowRetries += o.overflowRetries;
+      stats.requestTokens.push(...o.requestTokens);
+    }
+    modelText = p ? `${h.summary.trim()}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${p.summary.trim()}` : h.summary;
+  } catch (err) {
+    if (err instanceof CompactionAbortedError || opts.signal.aborted) throw new CompactionAbortedError();
+    const reason = err instanceof Error ? err.message : String(err);
+    fallback = { reason };
+    modelText = extractiveSummary([...prep.historyMessages, ...prep.turnPrefixMessages], prep.previousSummary, reason);
+  }
+
+  const summary = assembleSummary(modelText, prep.userMessages, prep.fileLists);
+  const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: prep.tokensBefore, timestamp: 0 }) + prep.keptTokens;
+  const details: CompactionDetails = { ...prep.fileLists, userMessages: prep.userMessages };
+  if (fallback) details.fallback = true;
+  return { summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, tokensAfter, details, fallback, stats };
+}

@@ -1,0 +1,50 @@
+// Compaction settings. The first three are Pi's, with Pi's defaults.
+
+export interface PruneSettings {
+  /** replace old tool outputs with a placeholder in the model's view (never in the file) */
+  enabled: boolean;
+  /** the newest tool output kept whole, in tokens */
+  keepToolTokens: number;
+  /** prune only when at least this many tokens would be freed */
+  minPruneTokens: number;
+}
+
+export interface CompactionSettings {
+  /** automatic compaction on (manual compaction works either way) */
+  enabled: boolean;
+  /** room left for the model's reply: compact when context > window - reserveTokens */
+  reserveTokens: number;
+  /** recent context kept verbatim, in tokens */
+  keepRecentTokens: number;
+  /** model that writes summaries (default: the session's) */
+  model?: string;
+  /** an automatic compaction that would free less than this fraction of the context is skipped */
+  minSavingsFraction: number;
+  /** user messages carried verbatim from the summarized span, as a fraction of keepRecentTokens */
+  userMessagesFraction: number;
+  /** tool results, thinking and extension messages are cut to this many characters for the summarizer */
+  maxBlockChars: number;
+  /** a summarizer request taking longer than this fails (and the fallback summary is used) */
+  summaryTimeoutMs: number;
+  prune: PruneSettings;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
+  enabled: true,
+  reserveTokens: 16384,
+  keepRecentTokens: 20000,
+  minSavingsFraction: 0.1,
+  userMessagesFraction: 0.1,
+  maxBlockChars: 2000,
+  summaryTimeoutMs: 180_000,
+  prune: { enabled: false, keepToolTokens: 40_000, minPruneTokens: 20_000 },
+};
+
+export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "prune">> & { prune?: Partial<PruneSettings> } = {}): CompactionSettings {
+  return { ...DEFAULT_COMPACTION_SETTINGS, ...overrides, prune: { ...DEFAULT_COMPACTION_SETTINGS.prune, ...overrides.prune } };
+}
+
+/** Pi's trigger: `contextTokens > contextWindow - reserveTokens`, when automatic compaction is on. */
+export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens">): boolean {
+  return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
+}

@@ -1,0 +1,102 @@
+// Property tests over random sessions (seeded, reproducible): no orphaned tool calls or results
+// after any cut, nothing lost across successive compactions, summarizer input always in budget.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { appendCompaction, compact, compactionInputOf, compactionSettings, estimateMessageTokens, prepareCompaction } from "../../src/compaction/index.js";
+import type { AgentMessage, StoredMessage } from "../../src/messages/types.js";
+import { SessionFile } from "../../src/session/index.js";
+import { FakeSummarizer } from "../support/fake-summarizer.js";
+import { assistant, call, result, user } from "../support/messages.js";
+import { rng } from "../support/random.js";
+import { orphans } from "../support/sessions.js";
+import { tempDir } from "../support/tmp.js";
+
+/** A well-formed random history: tool rounds, parallel calls, steers between a call and its result. */
+function randomMessages(seed: number): AgentMessage[] {
+  const r = rng(seed);
+  const out: AgentMessage[] = [];
+  let n = 0;
+  const turns = 1 + r.int(12);
+  for (let t = 0; t < turns; t++) {
+    out.push(user(`request ${t} ` + "word ".repeat(r.int(200))));
+    const rounds = r.int(6);
+    for (let k = 0; k < rounds; k++) {
+      const calls = Array.from({ length: 1 + r.int(3) }, () => call(`c${seed}_${n++}`, r.pick(["read", "edit", "bash", "write"]), { path: `f${r.int(9)}` }));
+      out.push(assistant(r.next() < 0.5 ? "thinking aloud " + "x".repeat(r.int(300)) : "", calls));
+      for (const c of calls) {
+        if (r.next() < 0.1) out.push(user("steer: change of plan")); // a message between a call and its result
+        out.push(result(c.id, c.name, "output ".repeat(r.int(2000))));
+      }
+    }
+    if (r.next() < 0.8) out.push(assistant(`answer ${t}`));
+  }
+  return out;
+}
+
+test("no cut ever leaves a tool call without its result or a result without its call (3,000 sessions)", () => {
+  for (let seed = 1; seed <= 3000; seed++) {
+    const messages = randomMessages(seed);
+    assert.deepEqual(orphans(messages), [], `seed ${seed}: generator is well formed`);
+    const r = rng(seed * 7919);
+    const keep = 50 + r.int(8000);
+    const out = prepareCompaction({ messages, entryIds: messages.map((_, i) => `e${i}`), freshFrom: 0 }, compactionSettings({ keepRecentTokens: keep }), "manual");
+    if (!out.ok) continue;
+    const p = out.preparation;
+    assert.deepEqual(orphans(p.keptMessages), [], `seed ${seed}: kept part`);
+    assert.deepEqual(orphans([...p.historyMessages, ...p.turnPrefixMessages]), [], `seed ${seed}: summarized part`);
+    assert.notEqual(p.keptMessages[0].role, "toolResult");
+    assert.equal(p.historyMessages.length + p.turnPrefixMessages.length + p.keptMessages.length, messages.length, `seed ${seed}: every message is summarized or kept`);
+  }
+});
+
+test("nothing is lost over 10 successive compactions; every request fits the summarizer's window", async (t) => {
+  const dir = tempDir(t);
+  for (let seed = 1; seed <= 6; seed++) {
+    const r = rng(seed);
+    const s = SessionFile.create({ cwd: `/p/${seed}`, sessionsDir: dir });
+    const settings = compactionSettings({ keepRecentTokens: 1500 + r.int(3000), reserveTokens: 2000 });
+    const limits = { contextWindow: 12_000, maxOutputTokens: 4_000 };
+    const port = new FakeSummarizer({ contextWindow: limits.contextWindow });
+    const summarized = new Set<string>();
+    let compactions = 0;
+    for (let round = 0; round < 40 && compactions < 10; round++) {
+      for (const m of randomMessages(seed * 100 + round)) s.appendMessage(m as StoredMessage);
+      const input = compactionInputOf(s);
+      const out = prepareCompaction(input, settings, "threshold");
+      if (!out.ok) continue;
+      const start = input.messages[0]?.role === "compactionSummary" ? 1 : 0;
+      for (const id of input.entryIds.slice(start, out.preparation.firstKeptIndex)) summarized.add(id);
+      const res = await compact(out.preparation, { port, limits, settings, signal: new AbortController().signal });
+      assert.equal(res.fallback, undefined, `seed ${seed}: ${res.fallback?.reason}`);
+      appendCompaction(s, res);
+      compactions++;
+      const ctx = s.buildContext();
+      assert.deepEqual(orphans(ctx.messages.slice(1)), [], `seed ${seed}: context after compaction ${compactions}`);
+    }
+    assert.equal(compactions, 10, `seed ${seed}: ten compactions happened`);
+    const inContext = new Set(s.buildContext().entryIds);
+    for (const e of s.branchPath()) {
+      if (e.type !== "message") continue;
+      assert.ok(inContext.has(e.id) || summarized.has(e.id), `seed ${seed}: message ${e.id} (${e.message.role}) is neither in the context nor summarized`);
+    }
+    for (const req of port.requests) assert.ok(!req.rejected && req.tokens <= limits.contextWindow, `seed ${seed}: request of ${req.tokens} tokens`);
+    s.close();
+  }
+});
+
+test("when estimates undercount by 30%, overflowing requests are split and retried until they fit", async () => {
+  const messages = Array.from({ length: 60 }, (_, i) => [user(`u${i} ` + "text ".repeat(400)), assistant(`a${i} ` + "more ".repeat(400))]).flat();
+  const settings = compactionSettings({ keepRecentTokens: 500, reserveTokens: 2000 });
+  const out = prepareCompaction({ messages, entryIds: messages.map((_, i) => `e${i}`), freshFrom: 0 }, settings, "manual");
+  assert.ok(out.ok);
+  const port = new FakeSummarizer({ contextWindow: 10_000, tokenFactor: 1.3 });
+  const res = await compact(out.preparation, { port, limits: { contextWindow: 10_000, maxOutputTokens: 2000 }, settings, signal: new AbortController().signal });
+  assert.equal(res.fallback, undefined);
+  assert.ok(res.stats.overflowRetries > 0, "some requests overflowed");
+  assert.ok(port.requests.at(-1)!.rejected === false);
+  // every block of the span reached the model in some accepted request
+  const accepted = port.requests.filter((r) => !r.rejected).map((r) => r.prompt).join("\n");
+  for (let i = 0; i < out.preparation.historyMessages.length; i += 2) assert.ok(accepted.includes(`[user]\nu${i / 2} `), `u${i / 2} summarized`);
+  const total = messages.reduce((a, m) => a + estimateMessageTokens(m), 0);
+  assert.ok(total > 20_000, `the span (${total} tokens) is far larger than the window`);
+});
