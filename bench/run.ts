@@ -1,8 +1,14 @@
 // `npm run bench`: runs each bench in turn. To add one, export an async function from a
-// bench/*.bench.ts module and list it here. BENCH_MB scales the store bench (default 100).
+// bench/*.bench.ts module and list it here. BENCH_MB scales the session size (default 100).
+// `npm run bench -- compaction` runs only the named benches.
+import { runCompactionBench } from "./compaction.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
-const benches: { name: string; run: () => Promise<unknown> }[] = [{ name: "store", run: () => runStoreBench() }];
+const only = process.argv.slice(2);
+const benches: { name: string; run: () => Promise<unknown> }[] = [
+  { name: "store", run: () => runStoreBench() },
+  { name: "compaction", run: () => runCompactionBench() },
+].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up
 for (const bench of benches) {

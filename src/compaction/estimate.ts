@@ -49,8 +49,20 @@ function blocksTokens(content: string | readonly Block[] | undefined): number {
   return tokens;
 }
 
+// messages are not changed once stored, and contexts are estimated again every turn
+const cache = new WeakMap<object, number>();
+
 /** Estimated tokens a message occupies in the model's context. */
 export function estimateMessageTokens(message: AgentMessage): number {
+  let tokens = cache.get(message);
+  if (tokens === undefined) {
+    tokens = computeMessageTokens(message);
+    cache.set(message, tokens);
+  }
+  return tokens;
+}
+
+function computeMessageTokens(message: AgentMessage): number {
   let tokens = MESSAGE_TOKENS;
   switch (message.role) {
     case "user":

@@ -1,6 +1,6 @@
 // One writer per session file: `<file>.lock` holds the owner's pid. A lock whose owner is no
 // longer alive (crash, kill -9) is stale and taken over. Readers never lock.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { SessionError } from "./errors.js";
 
@@ -42,15 +42,30 @@ function releaseAllOnExit(): void {
 
 function removeIfOurs(lockPath: string, nonce: string): void {
   const owner = readOwner(lockPath);
-  if (owner && owner.nonce === nonce) {
-    try {
-      unlinkSync(lockPath);
-    } catch {
-      // already gone
-    }
+  if (owner && owner.nonce === nonce) tryUnlink(lockPath);
+}
+
+function ownerIsLive(owner: LockOwner | null): owner is LockOwner {
+  if (!owner) return false;
+  if (owner.host !== hostname()) return true; // cannot check another machine's processes: assume alive
+  if (owner.pid === process.pid) return [...heldHere.values()].includes(owner.nonce);
+  return isAlive(owner.pid);
+}
+
+function tryUnlink(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
   }
 }
 
+/**
+ * The lock file is created complete: the owner is written to a private file first and then
+ * hard-linked to the lock path, which fails if it exists. A racing process never sees an empty
+ * lock. A stale lock is first renamed to a private name (only one process can move it) and then
+ * checked; a live lock moved by mistake in a race is put back.
+ */
 export class FileLock {
   private constructor(
     readonly lockPath: string,
@@ -66,37 +81,51 @@ export class FileLock {
       });
     }
     const nonce = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      let fd: number;
-      try {
-        fd = openSync(lockPath, "wx", 0o644);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-        const owner = readOwner(lockPath);
-        const sameHost = owner?.host === hostname();
-        if (owner && (!sameHost || (owner.pid !== process.pid && isAlive(owner.pid)))) {
+    const mine = `${lockPath}.${nonce}`;
+    const owner: LockOwner = { pid: process.pid, host: hostname(), acquiredAt: new Date().toISOString(), nonce };
+    const fd = openSync(mine, "wx", 0o644);
+    writeSync(fd, JSON.stringify(owner));
+    closeSync(fd);
+    try {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        try {
+          linkSync(mine, lockPath);
+          heldHere.set(lockPath, nonce);
+          releaseAllOnExit();
+          return new FileLock(lockPath, nonce);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        }
+        const current = readOwner(lockPath);
+        if (ownerIsLive(current)) {
+          const sameHost = current.host === hostname();
           throw new SessionError(
             "SessionLocked",
-            `session file is open for writing by process ${owner.pid}${sameHost ? "" : ` on ${owner.host}`}: ${filePath}`,
-            { file: filePath, pid: owner.pid, host: owner.host },
+            `session file is open for writing by process ${current.pid}${sameHost ? "" : ` on ${current.host}`}: ${filePath}`,
+            { file: filePath, pid: current.pid, host: current.host },
           );
         }
-        // stale: the owner died (or it is our own pid from a lock this process no longer holds)
+        // stale (its owner died): move it aside, then make sure it was the stale one we saw
+        const aside = `${lockPath}.stale-${nonce}-${attempt}`;
         try {
-          unlinkSync(lockPath);
+          renameSync(lockPath, aside);
         } catch {
-          // somebody else removed it first; try again
+          continue; // somebody else moved it first
         }
-        continue;
+        const moved = readOwner(aside);
+        if (ownerIsLive(moved)) {
+          try {
+            linkSync(aside, lockPath); // a fresh lock taken in between: give it back
+          } catch {
+            // a third process took the path meanwhile; the next attempt sees whose it is
+          }
+        }
+        tryUnlink(aside);
       }
-      const owner: LockOwner = { pid: process.pid, host: hostname(), acquiredAt: new Date().toISOString(), nonce };
-      writeSync(fd, JSON.stringify(owner));
-      closeSync(fd);
-      heldHere.set(lockPath, nonce);
-      releaseAllOnExit();
-      return new FileLock(lockPath, nonce);
+      throw new SessionError("SessionLocked", `could not take the lock for ${filePath}`, { file: filePath });
+    } finally {
+      tryUnlink(mine);
     }
-    throw new SessionError("SessionLocked", `could not take the lock for ${filePath}`, { file: filePath });
   }
 
   release(): void {

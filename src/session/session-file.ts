@@ -61,6 +61,8 @@ export class SessionFile {
   private needsNewline: boolean;
   private size: number;
   private labelCache: Map<string, string> | null = null;
+  /** records root -> leaf for the current leaf; kept up to date on append, rebuilt after a move */
+  private leafPath: EntryRecord[] | null = null;
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined) {
     this.file = file;
@@ -75,6 +77,8 @@ export class SessionFile {
     this.size = scan.size;
     this.byId = linkRecords(this.records, this.warnings);
     this.leaf = this.resolveLeaf();
+    // walking the tree is part of opening: later reads of the active path cost nothing
+    this.leafPath = this.walkToRoot(this.leaf);
   }
 
   /** Creates a new session file (header written and synced before this returns) and opens it for writing. */
@@ -232,7 +236,7 @@ export class SessionFile {
     const entry = { type, id, parentId: this.leaf, timestamp: timestamp ?? new Date().toISOString(), ...rest } as SessionEntry;
     if (entry.type === "message") entry.message = Object.assign({ role: entry.message.role }, entry.message) as StoredMessage;
     const stored = this.writeEntry(entry, options.sync || type === "compaction" || type === "branch_summary");
-    this.leaf = id;
+    this.moveLeaf(id);
     return stored;
   }
 
@@ -272,14 +276,14 @@ export class SessionFile {
     if (targetId === this.leaf) return;
     const marker: CustomEntry = { type: "custom", id: newEntryId(this.byId), parentId: targetId, timestamp: new Date().toISOString(), customType: LEAF_MARKER_TYPE };
     this.writeEntry(marker, false);
-    this.leaf = targetId;
+    this.moveLeaf(targetId);
   }
 
   /** Moves the leaf to `targetId` and writes a branch summary there, which becomes the leaf. */
   branchWithSummary(targetId: string | null, summary: string, details?: unknown, fromHook?: boolean): SessionEntry {
     this.assertWritable();
     if (targetId !== null) this.requireEntry(targetId);
-    this.leaf = targetId;
+    this.moveLeaf(targetId);
     return this.append({ type: "branch_summary", fromId: targetId ?? "root", summary, details, fromHook });
   }
 
@@ -340,6 +344,12 @@ export class SessionFile {
   }
 
   private pathRecords(leafId: string | null): EntryRecord[] {
+    if (leafId !== this.leaf) return this.walkToRoot(leafId);
+    this.leafPath ??= this.walkToRoot(leafId);
+    return this.leafPath;
+  }
+
+  private walkToRoot(leafId: string | null): EntryRecord[] {
     if (leafId === null) return [];
     const path: EntryRecord[] = [];
     let rec = this.byId.get(leafId);
@@ -349,6 +359,14 @@ export class SessionFile {
       rec = rec.parentId === null ? undefined : this.byId.get(rec.parentId);
     }
     return path.reverse();
+  }
+
+  /** Moves the leaf, extending the cached path when the new leaf is a child of the old one. */
+  private moveLeaf(id: string | null): void {
+    const rec = id === null ? undefined : this.byId.get(id);
+    if (this.leafPath && rec && rec.parentId === this.leaf) this.leafPath.push(rec);
+    else this.leafPath = null;
+    this.leaf = id;
   }
 
   private roleOf(rec: EntryRecord): string | undefined {
