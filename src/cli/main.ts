@@ -97,6 +97,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`pith: ${err.code}: ${err.message}\n`);
       return 1;
     }
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e?.code === "string" && typeof e.message === "string") {
+      // a file system error (PITH_HOME is a file, no permission, disk full): say it, no stack
+      process.stderr.write(`pith: ${e.code}: ${e.message}\n`);
+      return 1;
+    }
     throw err;
   }
 }

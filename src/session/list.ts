@@ -38,6 +38,7 @@ function parseLine(text: string): Record<string, unknown> | null {
 export function summarizeSessionFile(file: string): SessionSummary | null {
   let fd: number;
   try {
+    if (!statSync(file).isFile()) return null; // opening a FIFO would block
     fd = openSync(file, "r");
   } catch {
     return null;

@@ -5,7 +5,7 @@ import { SessionError, type SessionWarning } from "./errors.js";
 import { readLightFields } from "./light-fields.js";
 import { forEachLine, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";
-import type { SessionEntry, SessionHeader } from "./types.js";
+import { TORN_MARKER_TYPE, type CustomEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
 /** One entry of the file, as the index knows it. */
 export interface EntryRecord {
@@ -32,6 +32,8 @@ export interface ScanResult {
   lines?: FileLine[];
   /** true when the file does not end in "\n" (the next append must start a fresh line) */
   needsNewline: boolean;
+  /** the last line, when a crash cut it short (the next append records it as torn) */
+  tornLine?: { offset: number; length: number };
   size: number;
 }
 
@@ -104,6 +106,7 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
   let version = 3;
   let lines: FileLine[] | undefined;
   let needsNewline = false;
+  let tornLine: ScanResult["tornLine"];
 
   forEachLine(fd, (line) => {
     if (line.lineNo === 1) {
@@ -144,7 +147,7 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
 
     // a last line without its newline may be cut anywhere, even right after a "}": parse it in full
     const light = line.terminated ? (readLightFields(line.buf, line.start, line.end) as EntryRecord | null) : null;
-    if (light) {
+    if (light && light.type !== "custom") {
       light.lineNo = line.lineNo;
       light.offset = line.offset;
       light.length = line.length;
@@ -153,12 +156,16 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
     }
     const text = line.buf.toString("utf8", line.start, line.end);
     const entry = asEntry(parseObject(text));
+    if (entry && entry.type === "custom" && (entry as CustomEntry).customType === TORN_MARKER_TYPE) {
+      dropTornRecord(records, warnings, (entry as CustomEntry).data);
+    }
     if (entry) {
       records.push(recordOf(entry, line));
       return;
     }
     const recovered = recoverTail(text);
     if (!line.terminated) {
+      tornLine = { offset: line.offset, length: line.length };
       warnings.push({ kind: "torn-line", line: line.lineNo, message: `the last line (${line.lineNo}, ${line.length} bytes) was cut short by a crash; ignored` });
     } else {
       warnings.push({
@@ -174,7 +181,21 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
   });
 
   if (!header) throw notASession(file, headerProblem ?? "no header line");
-  return { header, version, records, warnings, lines, needsNewline, size };
+  return { header, version, records, warnings, lines, needsNewline, tornLine, size };
+}
+
+/** A torn marker names a line cut by a crash: if that line was read as an entry, drop it. */
+function dropTornRecord(records: EntryRecord[], warnings: SessionWarning[], data: unknown): void {
+  const offset = (data as { offset?: unknown } | undefined)?.offset;
+  if (typeof offset !== "number") return;
+  for (let i = records.length - 1; i >= 0; i--) {
+    if (records[i].offset === offset && records[i].length > 0) {
+      const [rec] = records.splice(i, 1);
+      warnings.push({ kind: "malformed-line", line: rec.lineNo, message: `line ${rec.lineNo} was cut short by a crash (recorded when the file was repaired); skipped (kept in the file)` });
+      return;
+    }
+    if (records[i].offset < offset) return;
+  }
 }
 
 /**

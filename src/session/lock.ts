@@ -1,6 +1,7 @@
 // One writer per session file: `<file>.lock` holds the owner's pid. A lock whose owner is no
 // longer alive (crash, kill -9) is stale and taken over. Readers never lock.
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { SessionError } from "./errors.js";
 
@@ -61,6 +62,26 @@ function tryUnlink(path: string): void {
 }
 
 /**
+ * A process killed while taking a lock can leave its private `<lock>.<pid>-…` or
+ * `<lock>.stale-<pid>-…` file behind; remove those of dead processes.
+ */
+function removeLeftovers(lockPath: string): void {
+  const dir = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(?:stale-)?(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) tryUnlink(join(dir, name));
+  }
+}
+
+/**
  * The lock file is created complete: the owner is written to a private file first and then
  * hard-linked to the lock path, which fails if it exists. A racing process never sees an empty
  * lock. A stale lock is first renamed to a private name (only one process can move it) and then
@@ -92,6 +113,7 @@ export class FileLock {
           linkSync(mine, lockPath);
           heldHere.set(lockPath, nonce);
           releaseAllOnExit();
+          removeLeftovers(lockPath);
           return new FileLock(lockPath, nonce);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;

@@ -18,7 +18,8 @@ import {
   CURRENT_SESSION_VERSION,
   KNOWN_ENTRY_TYPES,
   LEAF_MARKER_TYPE,
-  isLeafMarker,
+  TORN_MARKER_TYPE,
+  isBookkeeping,
   type CompactionEntry,
   type CustomEntry,
   type LabelEntry,
@@ -59,6 +60,8 @@ export class SessionFile {
   private fd: number | null;
   private lock: FileLock | null;
   private needsNewline: boolean;
+  /** a line cut short by a crash, not yet recorded as torn in the file */
+  private tornLine: { offset: number } | undefined;
   private size: number;
   private labelCache: Map<string, string> | null = null;
   /** records root -> leaf for the current leaf; kept up to date on append, rebuilt after a move */
@@ -74,6 +77,7 @@ export class SessionFile {
     this.records = scan.records;
     this.warnings = scan.warnings;
     this.needsNewline = scan.needsNewline;
+    this.tornLine = scan.tornLine;
     this.size = scan.size;
     this.byId = linkRecords(this.records, this.warnings);
     this.leaf = this.resolveLeaf();
@@ -97,7 +101,8 @@ export class SessionFile {
   static open(path: string, options: OpenOptions = {}): SessionFile {
     const file = resolve(path);
     if (!existsSync(file)) throw new SessionError("SessionNotFound", `no such session file: ${file}`, { file });
-    if (statSync(file).isDirectory()) throw new SessionError("NotASession", `not a session file (a directory): ${file}`, { file });
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
     const lock = options.readOnly ? null : FileLock.acquire(file);
     let fd = -1;
     try {
@@ -195,7 +200,7 @@ export class SessionFile {
   /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
   tree(): TreeView {
     const labels = this.labels();
-    const visible = this.records.filter((r) => !(r.type === "custom" && isLeafMarker(this.parse(r))));
+    const visible = this.records.filter((r) => !(r.type === "custom" && isBookkeeping(this.parse(r))));
     // parsed without caching: a tree of a huge file must not keep every entry in memory
     return buildTreeView(visible, (r) => this.parse(r, false), labels, this.leaf);
   }
@@ -293,7 +298,7 @@ export class SessionFile {
    */
   fork(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): SessionFile {
     this.requireEntry(entryId);
-    const path = this.branchPath(entryId).filter((e) => e.type !== "label" && !isLeafMarker(e));
+    const path = this.branchPath(entryId).filter((e) => e.type !== "label" && !isBookkeeping(e));
     const id = randomUUID();
     const timestamp = new Date().toISOString();
     const cwd = options.cwd ? resolve(options.cwd) : this.cwd;
@@ -336,7 +341,7 @@ export class SessionFile {
 
   private resolveLeaf(): string | null {
     let rec = this.records.length > 0 ? this.records[this.records.length - 1] : undefined;
-    while (rec && rec.type === "custom" && isLeafMarker(this.parse(rec))) {
+    while (rec && rec.type === "custom" && isBookkeeping(this.parse(rec))) {
       rec = rec.parentId === null ? undefined : this.byId.get(rec.parentId);
       if (!rec) return null;
     }
@@ -395,6 +400,13 @@ export class SessionFile {
 
   /** Writes the line and indexes it; returns the entry as a reader of the file will see it. */
   private writeEntry(input: SessionEntry, sync: boolean): SessionEntry {
+    if (this.tornLine) {
+      // first say which line the crash cut, so no later read mistakes it for an entry
+      const torn = this.tornLine;
+      this.tornLine = undefined;
+      const marker: CustomEntry = { type: "custom", id: newEntryId(this.byId), parentId: this.leaf, timestamp: new Date().toISOString(), customType: TORN_MARKER_TYPE, data: torn };
+      this.writeEntry(marker, false);
+    }
     let json: string;
     let entry: SessionEntry;
     try {
@@ -409,8 +421,9 @@ export class SessionFile {
     try {
       writeAll(this.fd as number, bytes);
     } catch (err) {
-      // part of the line may be on disk: make sure the next line starts fresh
+      // part of the line may be on disk: the next line starts fresh and records it as torn
       this.needsNewline = true;
+      this.tornLine = { offset: this.size + prefix.length };
       throw err;
     }
     const rec: EntryRecord = {

@@ -131,6 +131,16 @@ export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
  */
 export const LEAF_MARKER_TYPE = "pith.leaf";
 
-export function isLeafMarker(entry: EntryBase): boolean {
-  return entry.type === "custom" && (entry as CustomEntry).customType === LEAF_MARKER_TYPE;
+/**
+ * customType of the entry pith writes after repairing a torn last line (a crash mid-write): it
+ * names the torn line's byte offset, so later reads drop that line even when its cut happens to
+ * leave a plausible-looking start.
+ */
+export const TORN_MARKER_TYPE = "pith.torn";
+
+/** Entries pith writes for its own bookkeeping: not messages, hidden from the tree, never a leaf. */
+export function isBookkeeping(entry: EntryBase): boolean {
+  if (entry.type !== "custom") return false;
+  const t = (entry as CustomEntry).customType;
+  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE;
 }

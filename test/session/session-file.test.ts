@@ -207,7 +207,8 @@ test("a torn last line opens with a warning; the next append starts on a fresh l
   const b = r.appendMessage(assistant("after the crash"));
   r.close();
   const text = readFileSync(s.file, "utf8");
-  assert.ok(text.includes('{"ty\n{"type":"message"'), "torn bytes kept, new line starts fresh");
+  assert.ok(text.includes('{"ty\n{"type":"custom"'), "torn bytes kept, new line starts fresh");
+  assert.match(text, /"customType":"pith.torn","data":\{"offset":\d+,"length":\d+\}\}\n\{"type":"message"/, "the tear is recorded before the new entry");
   const again = SessionFile.open(s.file);
   t.after(() => again.close());
   assert.deepEqual(again.warnings.map((w) => w.kind), ["malformed-line"]);

@@ -1,0 +1,153 @@
+// edit: replace one exact piece of a file. Exactly one occurrence must match, so the model cannot
+// change the wrong place by accident; when nothing matches, the error says why as best it can.
+//
+// Line endings: the model writes "\n"; a CRLF file is matched with oldText's newlines read as
+// "\r\n", and the inserted text takes the line ending of the text it replaces (or, if that has no
+// newline, the file's usual one), so an edit never turns a CRLF file into a mixed one.
+// A UTF-8 byte-order mark is kept and is invisible to matching.
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { z } from "zod";
+import { editDiff } from "./edit-diff.js";
+import { fsError, throwIfAborted } from "./errors.js";
+import { looksBinary } from "./lines.js";
+import { resolvePath } from "./paths.js";
+import { ToolError, type Tool } from "./types.js";
+
+const schema = z.object({
+  path: z.string().describe("Path of the file to edit, relative to the working directory or absolute"),
+  oldText: z.string().describe("Exact text to replace; must occur exactly once in the file (include surrounding lines to make it unique)"),
+  newText: z.string().describe("Text to put in its place"),
+});
+
+export type EditParams = z.infer<typeof schema>;
+
+export const editTool: Tool<EditParams> = {
+  name: "edit",
+  description:
+    "Edit a file by replacing text: oldText must match the file exactly (whitespace and indentation included) " +
+    "and occur exactly once; it is replaced by newText. Read the file first, and add surrounding lines to oldText " +
+    "when the text occurs more than once. For new files or complete rewrites use write.",
+  schema,
+  async execute(params, ctx) {
+    throwIfAborted(ctx.signal);
+    const shown = params.path;
+    const { absolute } = await resolvePath(shown, ctx);
+    if (params.oldText.length === 0) throw new ToolError("oldText is empty; give the exact text to replace (use write to create a file)");
+    if (params.oldText === params.newText) throw new ToolError("oldText and newText are identical; nothing would change");
+
+    const info = await stat(absolute).catch((err) => {
+      throw fsError(err, shown);
+    });
+    if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
+    const raw = await readFile(absolute).catch((err) => {
+      throw fsError(err, shown);
+    });
+    if (looksBinary(raw)) throw new ToolError(`${shown} looks like a binary file; edit only changes text files`);
+
+    const text = raw.toString("utf8");
+    const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+    const body = text.slice(bom.length);
+    const fileEol = dominantEol(body);
+
+    let match: { at: number; found: string; count: number } | undefined;
+    for (const candidate of matchCandidates(params.oldText, fileEol)) {
+      const count = countOccurrences(body, candidate);
+      if (count > 0) {
+        match = { at: body.indexOf(candidate), found: candidate, count };
+        break;
+      }
+    }
+    if (!match) throw new ToolError(noMatchMessage(shown, body, params.oldText));
+    if (match.count > 1) {
+      throw new ToolError(
+        `oldText occurs ${match.count} times in ${shown}; it must occur exactly once. ` +
+          `Add more surrounding lines to oldText to make it unique.`,
+      );
+    }
+
+    const eol = match.found.includes("\r\n") ? "\r\n" : match.found.includes("\n") ? "\n" : fileEol;
+    const replacement = withEol(params.newText, eol);
+    const newBody = body.slice(0, match.at) + replacement + body.slice(match.at + match.found.length);
+    if (newBody === body) throw new ToolError("The replacement leaves the file unchanged");
+
+    throwIfAborted(ctx.signal);
+    try {
+      await writeFile(absolute, bom + newBody, "utf8");
+    } catch (err) {
+      throw fsError(err, shown);
+    }
+
+    const startLine = countNewlines(body, match.at);
+    const { diff, firstChangedLine } = editDiff(
+      body.split(/\r?\n/),
+      newBody.split(/\r?\n/),
+      startLine,
+      countNewlines(match.found, match.found.length) + 1,
+      countNewlines(replacement, replacement.length) + 1,
+    );
+    return {
+      content: [{ type: "text", text: `Edited ${shown}: replaced 1 occurrence (at line ${firstChangedLine}).` }],
+      details: { diff, firstChangedLine },
+    };
+  },
+};
+
+/** "\r\n" when most of the file's line breaks are CRLF, else "\n". */
+function dominantEol(s: string): "\n" | "\r\n" {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) {
+    if (i > 0 && s.charCodeAt(i - 1) === 13) crlf++;
+    else lf++;
+  }
+  return crlf > lf ? "\r\n" : "\n";
+}
+
+/** oldText as given, then with its line breaks in the file's style (the model usually writes "\n"). */
+function matchCandidates(oldText: string, eol: "\n" | "\r\n"): string[] {
+  const converted = withEol(oldText, eol);
+  return converted === oldText ? [oldText] : [oldText, converted];
+}
+
+function withEol(s: string, eol: string): string {
+  return s.replace(/\r?\n/g, eol);
+}
+
+/** Occurrences, overlapping ones included (they make the target just as ambiguous). */
+function countOccurrences(haystack: string, needle: string): number {
+  let count = 0;
+  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) count++;
+  return count;
+}
+
+function countNewlines(s: string, end: number): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i !== -1 && i < end; i = s.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Whitespace-insensitive form, to tell "almost matches" from "not there at all". */
+function loose(s: string): string {
+  return s
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((l) => l.trim().replace(/\s+/g, " "))
+    .join("\n")
+    .trim();
+}
+
+function noMatchMessage(shown: string, body: string, oldText: string): string {
+  let msg = `oldText was not found in ${shown}; it must match the file exactly, including whitespace and indentation.`;
+  const lines = oldText.split(/\r?\n/).filter((l) => l.length > 0);
+  if (lines.length > 0 && lines.every((l) => /^\s*\d+\t/.test(l))) {
+    msg += " It seems to include the line-number prefixes of read's output; leave those out.";
+  } else {
+    const looseOld = loose(oldText);
+    if (looseOld.length > 0 && loose(body).includes(looseOld)) {
+      msg += " It would match if whitespace were ignored: check indentation (tabs vs spaces), trailing spaces and line breaks, and copy the text exactly from a fresh read.";
+    } else {
+      msg += " Read the file again to see its current content.";
+    }
+  }
+  return msg;
+}

@@ -1,0 +1,75 @@
+// Where a tool's path argument points, and whether the tool may touch it. Every path is resolved
+// against the session's cwd; unless the session allows it, the path's real location (symlinks
+// resolved) must lie inside the real cwd. Checking real paths matters: `link -> /etc` inside the
+// cwd would otherwise let `link/passwd` through, and a dangling `link -> /outside/new` would let a
+// write create a file outside.
+//
+// `~` and `~/...` mean the user's home directory (models write them expecting a shell's meaning);
+// the result is then confined like any other path, so without allowOutsideCwd they are refused
+// with a clear message instead of silently creating a directory named "~" in the cwd.
+import { lstat, readlink, realpath } from "node:fs/promises";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ToolError, type ToolContext } from "./types.js";
+
+export interface ResolvedPath {
+  /** the argument resolved against cwd (symlinks kept): what messages show and tools open */
+  absolute: string;
+  /** the same location with every symlink resolved (as far as the path exists) */
+  real: string;
+}
+
+/** Resolves `input` against ctx.cwd and enforces confinement; throws ToolError on an escape. */
+export async function resolvePath(input: string, ctx: Pick<ToolContext, "cwd" | "allowOutsideCwd">): Promise<ResolvedPath> {
+  if (input.includes("\0")) throw new ToolError(`Invalid path ${JSON.stringify(input)}: contains a NUL character`);
+  const absolute = resolve(ctx.cwd, expandHome(input));
+  const real = await realpathLoose(absolute);
+  if (!ctx.allowOutsideCwd) {
+    const realCwd = await realpathLoose(resolve(ctx.cwd));
+    if (!isInside(realCwd, real)) {
+      throw new ToolError(
+        `Path ${JSON.stringify(input)} is outside the working directory (${ctx.cwd})` +
+          (real !== absolute ? ` (it resolves to ${real})` : "") +
+          `; only paths inside it are allowed.`,
+      );
+    }
+  }
+  return { absolute, real };
+}
+
+/** `~` -> home, `~/x` -> home/x; anything else (including `~user`) unchanged. */
+export function expandHome(p: string): string {
+  if (p === "~") return homedir();
+  if (p.startsWith("~/")) return join(homedir(), p.slice(2));
+  return p;
+}
+
+/** True when `child` is `parent` or lies below it (both absolute, normalized). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * realpath that also works for paths that do not exist yet: the nearest existing ancestor is
+ * resolved and the missing tail appended. A dangling symlink on the way is followed by hand
+ * (its target is where a write through it would land).
+ */
+export async function realpathLoose(p: string, hops = 0): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new ToolError(`Too many levels of symbolic links: ${p}`);
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw err;
+  }
+  const info = await lstat(p).catch(() => undefined);
+  if (info?.isSymbolicLink()) {
+    if (hops > 40) throw new ToolError(`Too many levels of symbolic links: ${p}`);
+    const target = await readlink(p);
+    return realpathLoose(resolve(dirname(p), target), hops + 1);
+  }
+  const parent = dirname(p);
+  if (parent === p) return p;
+  return join(await realpathLoose(parent, hops), basename(p));
+}

@@ -1,0 +1,42 @@
+// What a tool is to the agent: a name, a description and a zod schema the model sees, and an
+// execute function. Tools throw ToolError (or anything) for failures; the agent turns every
+// throw into an error result for the model, so a failing tool never ends a run.
+import type { z } from "zod";
+import type { ImageContent, TextContent } from "../messages/types.js";
+
+export interface ToolContext {
+  /** the session's working directory (absolute) */
+  cwd: string;
+  /** aborts the call: a tool stops at once (bash kills its whole process group) */
+  signal: AbortSignal;
+  /** allow paths outside cwd (session setting); off by default */
+  allowOutsideCwd?: boolean;
+  /** partial output while the tool runs (bash streams its output here) */
+  onUpdate?: (partial: ToolOutput) => void;
+  /** where full outputs of truncated results are kept (default: the OS temp dir) */
+  tempDir?: string;
+}
+
+export interface ToolOutput {
+  content: (TextContent | ImageContent)[];
+  /** tool-specific data stored with the result (not sent to the model) */
+  details?: unknown;
+}
+
+export interface Tool<P = unknown> {
+  name: string;
+  description: string;
+  schema: z.ZodType<P>;
+  execute(params: P, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A failure to report to the model as the tool's (error) result. */
+export class ToolError extends Error {
+  constructor(
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = "ToolError";
+  }
+}

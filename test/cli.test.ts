@@ -1,0 +1,350 @@
+// The `pith` executable as a user runs it: bin/pith (the compiled CLI in dist/), started from an
+// unrelated directory with PITH_HOME pointing at a temp dir. stdout carries only the command's own
+// output; logs and errors go to stderr. Exit codes: 0 ok, 1 a session error, 2 a usage error.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { formatContext, formatTree } from "../src/cli/format.js";
+import { SessionFile, encodeCwd, type SessionSummary, type TreeView } from "../src/session/index.js";
+import type { SessionContext } from "../src/session/context.js";
+import { copyFixture, fixtureSkip } from "./support/fixture.js";
+import { repoRoot, tempDir } from "./support/tmp.js";
+
+const BIN = join(repoRoot, "bin", "pith");
+
+type T = Parameters<typeof tempDir>[0];
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The environment a user would have: no test-runner or tsx hooks, no log level preset. */
+function userEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };
+  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL"]) delete env[key];
+  return env;
+}
+
+/** Runs bin/pith (an executable file with a `#!/usr/bin/env node` line) in `cwd`. */
+function pith(args: string[], opts: { cwd: string; home: string }): Promise<Run> {
+  const start = performance.now();
+  const child = spawn(BIN, args, { cwd: opts.cwd, env: userEnv(opts.home), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr, ms: performance.now() - start }));
+  });
+}
+
+function show(r: Run): string {
+  return `exit ${r.status}\n--- stdout:\n${r.stdout.slice(0, 2000)}\n--- stderr:\n${r.stderr.slice(0, 2000)}`;
+}
+
+/** A working directory unrelated to the repository, and an empty PITH_HOME. */
+function places(t: T): { cwd: string; home: string } {
+  const cwd = realpathSync(tempDir(t, "pith-cli-cwd-"));
+  const home = realpathSync(tempDir(t, "pith-cli-home-"));
+  return { cwd, home };
+}
+
+function sessionFiles(home: string): string[] {
+  const dir = join(home, "sessions");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".jsonl"))
+    .map((f) => join(dir, f));
+}
+
+async function runDemo(t: T): Promise<{ cwd: string; home: string; file: string; run: Run }> {
+  const p = places(t);
+  const run = await pith(["demo"], p);
+  assert.equal(run.status, 0, show(run));
+  const files = sessionFiles(p.home);
+  assert.equal(files.length, 1, `expected one session file under ${p.home}/sessions: ${JSON.stringify(files)}`);
+  return { ...p, file: files[0], run };
+}
+
+test("--help, help and --version exit 0 with their text on stdout only", async (t) => {
+  const p = places(t);
+  const [help, helpCommand, helpAfter, version] = await Promise.all([["--help"], ["help"], ["tree", "--help"], ["--version"]].map((a) => pith(a, p)));
+  for (const r of [help, helpCommand, helpAfter]) {
+    assert.equal(r.status, 0, show(r));
+    assert.match(r.stdout, /^pith — /);
+    assert.match(r.stdout, /usage:\n\s+pith demo/);
+    assert.equal(r.stderr, "", show(r));
+  }
+  assert.equal(version.status, 0, show(version));
+  assert.match(version.stdout, /^pith \d+\.\d+\.\d+\n$/);
+  assert.equal(version.stderr, "");
+  assert.deepEqual(readdirSync(p.home), [], "--help must not create anything under PITH_HOME");
+  assert.deepEqual(readdirSync(p.cwd), []);
+});
+
+test("usage errors exit 2 with the usage on stderr and nothing on stdout", async (t) => {
+  const p = places(t);
+  const cases = [["frobnicate"], ["tree"], ["context"], ["tree", "a.jsonl", "b.jsonl"]];
+  const runs = await Promise.all(cases.map((a) => pith(a, p)));
+  runs.forEach((r, i) => {
+    assert.equal(r.status, 2, `${cases[i].join(" ")}: ${show(r)}`);
+    assert.equal(r.stdout, "", show(r));
+    assert.match(r.stderr, /^pith: /);
+    assert.match(r.stderr, /usage:/);
+  });
+  assert.match(runs[0].stderr, /unknown command: frobnicate/);
+});
+
+test("demo writes a session under $PITH_HOME/sessions and prints its tree and context", async (t) => {
+  const { cwd, home, file, run } = await runDemo(t);
+  assert.equal(run.stderr, "", "nothing logged at the default level");
+  const name = file.split("/").pop()!;
+  assert.equal(file, join(home, "sessions", encodeCwd(cwd), name), "filed under the encoded working directory");
+  assert.deepEqual(readdirSync(cwd), [], "nothing written to the working directory");
+  assert.deepEqual(readdirSync(join(home, "sessions", encodeCwd(cwd))), [name], "no lock or temp file left behind");
+
+  const s = SessionFile.open(file, { readOnly: true });
+  try {
+    assert.deepEqual(s.warnings, []);
+    assert.equal(s.cwd, cwd);
+    // stdout is exactly: the file, the tree, the context, a hint (the same text the formatters give)
+    assert.equal(run.stdout.split("\n")[0], `session file: ${file}`);
+    assert.ok(run.stdout.includes(`tree (* = active leaf, restored from the file):\n${formatTree(s.tree())}`), run.stdout);
+    assert.ok(run.stdout.includes(`context for the active leaf:\n${formatContext(s.buildContext())}`), run.stdout);
+    assert.ok(run.stdout.endsWith(`try: bin/pith tree ${file}\n`));
+    // what the demo does: a labelled answer, a second branch, the leaf moved back
+    assert.match(run.stdout, /^\* .* assistant \[first answer\]: /m);
+    assert.equal(s.buildContext().messages.length, 4);
+    assert.equal(s.entries().filter((e) => e.type === "message").length, 6);
+    assert.equal(s.labels().get(s.leafId!), "first answer");
+  } finally {
+    s.close();
+  }
+});
+
+test("logs go to stderr: --log-level debug leaves stdout as it was", async (t) => {
+  const p = places(t);
+  const r = await pith(["demo", "--log-level", "debug"], p);
+  assert.equal(r.status, 0, show(r));
+  assert.match(r.stdout, /^session file: /);
+  assert.doesNotMatch(r.stdout, /"level":/, "a log line on stdout");
+  const logs = r.stderr
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { level: number; msg: string });
+  assert.ok(logs.some((l) => l.msg === "demo session created"), r.stderr);
+});
+
+test("tree FILE prints the tree; --json prints just that tree as JSON, leafId included", async (t) => {
+  const { cwd, home, file } = await runDemo(t);
+  const before = readFileSync(file);
+  const s = SessionFile.open(file, { readOnly: true });
+  const tree = s.tree();
+  s.close();
+
+  const [text, json, rel] = await Promise.all([
+    pith(["tree", file], { cwd, home }),
+    pith(["tree", file, "--json"], { cwd, home }),
+    // a relative path, from the file's directory
+    pith(["tree", file.split("/").pop()!, "--json"], { cwd: join(home, "sessions", encodeCwd(cwd)), home }),
+  ]);
+  assert.equal(text.status, 0, show(text));
+  assert.equal(text.stdout, formatTree(tree));
+  assert.ok(text.stdout.endsWith(`leaf: ${tree.leafId}\n`));
+  assert.equal(text.stderr, "");
+
+  assert.equal(json.status, 0, show(json));
+  assert.equal(json.stdout.indexOf("\n"), json.stdout.length - 1, "one line of JSON and nothing else");
+  const parsed = JSON.parse(json.stdout) as TreeView;
+  assert.equal(parsed.leafId, tree.leafId);
+  assert.ok(parsed.entries.some((n) => n.id === parsed.leafId));
+  assert.deepEqual(parsed, JSON.parse(JSON.stringify(tree)));
+  assert.equal(json.stderr, "");
+  assert.equal(rel.stdout, json.stdout, show(rel));
+
+  assert.ok(readFileSync(file).equals(before), "tree is read-only");
+  assert.ok(!existsSync(`${file}.lock`));
+});
+
+test("context of the Pi fixture (v1, migrated in memory): 914 messages, file untouched", { skip: fixtureSkip }, async (t) => {
+  const p = places(t);
+  const dir = tempDir(t, "pith-cli-fixture-");
+  const file = copyFixture(dir);
+  const before = readFileSync(file);
+
+  const [json, text, tree] = await Promise.all([pith(["context", file, "--json"], p), pith(["context", file], p), pith(["tree", file, "--json"], p)]);
+  assert.equal(json.status, 0, show(json));
+  const ctx = JSON.parse(json.stdout) as SessionContext;
+  assert.equal(ctx.messages.length, 914);
+  assert.equal(ctx.entryIds.length, 914);
+
+  assert.equal(text.status, 0, show(text));
+  assert.match(text.stdout, /^model: .* messages: 914\n/);
+  assert.equal(text.stdout.trimEnd().split("\n").length, 1 + 914);
+
+  // (a v1 file has no ids: each read-only open migrates it in memory with fresh random ids, so
+  // ids cannot be compared across two runs)
+  assert.equal(tree.status, 0, show(tree));
+  const view = JSON.parse(tree.stdout) as TreeView;
+  assert.ok(view.entries.some((n) => n.id === view.leafId));
+  assert.ok(view.entries.length >= 914);
+
+  assert.ok(readFileSync(file).equals(before), "a read-only command changed the fixture copy");
+  assert.deepEqual(readdirSync(dir), ["pi-session.jsonl"], "no backup, lock or temp file next to it");
+  t.diagnostic(`context --json of the 1 MB fixture: ${json.ms.toFixed(0)} ms`);
+});
+
+test("list --json lists the demo session; --cwd filters by working directory", async (t) => {
+  const { cwd, home, file } = await runDemo(t);
+  const empty = places(t);
+  const [all, here, elsewhere, text, none, noneJson] = await Promise.all([
+    pith(["list", "--json"], { cwd, home }),
+    pith(["list", "--cwd", cwd, "--json"], { cwd: "/", home }),
+    pith(["list", `--cwd=${join(cwd, "elsewhere")}`, "--json"], { cwd, home }),
+    pith(["list"], { cwd, home }),
+    pith(["list"], empty),
+    pith(["list", "--json"], empty),
+  ]);
+  assert.equal(all.status, 0, show(all));
+  const { sessions } = JSON.parse(all.stdout) as { sessions: SessionSummary[] };
+  assert.equal(sessions.length, 1);
+  assert.equal(sessions[0].file, file);
+  assert.equal(sessions[0].cwd, cwd);
+  assert.equal(sessions[0].messageCount, 6);
+  assert.equal(sessions[0].firstMessage, "What does package.json say about the tests?");
+
+  assert.deepEqual((JSON.parse(here.stdout) as { sessions: SessionSummary[] }).sessions.map((s) => s.file), [file], show(here));
+  assert.deepEqual(JSON.parse(elsewhere.stdout), { sessions: [] });
+
+  assert.equal(text.status, 0, show(text));
+  assert.ok(text.stdout.includes(file));
+  assert.equal(text.stderr, "");
+
+  assert.equal(none.status, 0, show(none));
+  assert.equal(none.stdout, `no sessions in ${join(empty.home, "sessions")}\n`);
+  assert.deepEqual(JSON.parse(noneJson.stdout), { sessions: [] });
+});
+
+test("a file that is not a session: exit 1, NotASession on stderr, the file untouched", async (t) => {
+  const p = places(t);
+  const dir = tempDir(t, "pith-cli-junk-");
+  const binary = Buffer.alloc(4096);
+  for (let i = 0; i < binary.length; i++) binary[i] = (i * 131 + 7) % 256;
+  const cases: Record<string, Buffer | string> = {
+    "notes.txt": "just some notes\nnot json at all\n",
+    "empty.jsonl": "",
+    "binary.bin": binary,
+    "nul.jsonl": Buffer.from([0, 0, 0, 10, 0]),
+    "array.json": "[1,2,3]\n",
+    "object.json": '{"hello":"world"}\n',
+    "entry-first.jsonl": '{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2024-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}\n',
+    "header-without-id.jsonl": '{"type":"session","version":3,"timestamp":"2024-01-01T00:00:00.000Z","cwd":"/"}\n',
+  };
+  for (const [name, content] of Object.entries(cases)) writeFileSync(join(dir, name), content);
+  mkdirSync(join(dir, "a-directory.jsonl"));
+  const names = [...Object.keys(cases), "a-directory.jsonl"];
+
+  // tree for every case; context (same open path) for a few
+  const runs = [...names.map((n) => ["tree", n]), ...["notes.txt", "empty.jsonl", "binary.bin"].map((n) => ["context", n])];
+  const results = await Promise.all(runs.map(([command, name]) => pith([command, join(dir, name), "--json"], p)));
+  results.forEach((r, i) => {
+    const [command, name] = runs[i];
+    const what = `${command} ${name}: ${show(r)}`;
+    assert.equal(r.status, 1, what);
+    assert.equal(r.stdout, "", what);
+    assert.match(r.stderr, /^pith: NotASession: /, what);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, `one line of error, no stack trace: ${what}`);
+  });
+  for (const [name, content] of Object.entries(cases)) assert.ok(readFileSync(join(dir, name)).equals(Buffer.from(content)), `${name} was changed`);
+  assert.deepEqual(readdirSync(dir).sort(), [...names].sort(), "no lock, backup or temp file created");
+
+  const missing = await pith(["tree", join(dir, "missing.jsonl")], p);
+  assert.equal(missing.status, 1, show(missing));
+  assert.match(missing.stderr, /^pith: SessionNotFound: /);
+  assert.equal(missing.stdout, "");
+});
+
+test("a torn last line: tree still works, the warning goes to stderr, stdout stays pure JSON", async (t) => {
+  const { cwd, home, file } = await runDemo(t);
+  writeFileSync(file, readFileSync(file, "utf8") + '{"type":"message","id":"deadbeef","parentId":');
+  const before = readFileSync(file);
+  const r = await pith(["tree", file, "--json"], { cwd, home });
+  assert.equal(r.status, 0, show(r));
+  const tree = JSON.parse(r.stdout) as TreeView;
+  assert.ok(!tree.entries.some((n) => n.id === "deadbeef"));
+  const logs = r.stderr
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { kind?: string; msg: string });
+  assert.ok(logs.some((l) => l.kind === "torn-line"), r.stderr);
+  assert.ok(readFileSync(file).equals(before), "tree must not repair the file");
+});
+
+test("output cut short by a closed pipe (`pith tree f | head -1`) ends quietly", async (t) => {
+  const p = places(t);
+  const s = SessionFile.create({ cwd: p.cwd, sessionsDir: join(p.home, "sessions") });
+  for (let i = 0; i < 3000; i++) s.appendMessage({ role: "user", content: `message number ${i} with a little text to make the line longer`, timestamp: i });
+  s.close();
+  const child = spawn(BIN, ["tree", s.file], { cwd: p.cwd, env: userEnv(p.home), stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  child.stdout.once("data", () => child.stdout.destroy());
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])));
+  assert.deepEqual({ code, signal, stderr }, { code: 0, signal: null, stderr: "" });
+});
+
+/** src/ files newer than their compiled dist/ file: bin/pith runs dist/, so these changes are not under test. */
+function staleDist(): string[] {
+  const src = join(repoRoot, "src");
+  return readdirSync(src, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+    .filter((f) => {
+      const out = join(repoRoot, "dist", f.replace(/\.ts$/, ".js"));
+      return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
+    });
+}
+
+test("start-up time of bin/pith (measured, not asserted)", async (t) => {
+  const stale = staleDist();
+  if (stale.length > 0) t.diagnostic(`dist/ is older than src/ for ${stale.join(", ")}: these tests ran the old build (npm run build)`);
+  const p = places(t);
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await pith(["--version"], p);
+    assert.equal(r.status, 0, show(r));
+    times.push(r.ms);
+  }
+  times.sort((a, b) => a - b);
+  const demo = await pith(["demo"], p);
+  assert.equal(demo.status, 0, show(demo));
+  t.diagnostic(`bin/pith --version: median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)}); demo: ${demo.ms.toFixed(0)} ms; node ${process.version}`);
+});
+
+test(
+  "a named pipe (FIFO) given as the file is refused, not waited on forever",
+  async (t) => {
+    const p = places(t);
+    const fifo = join(tempDir(t, "pith-cli-fifo-"), "session.jsonl");
+    const mk = spawn("mkfifo", [fifo], { stdio: "ignore" });
+    const made = await new Promise<number | null>((resolve) => {
+      mk.on("error", () => resolve(null));
+      mk.on("close", resolve);
+    });
+    if (made !== 0) return t.skip("mkfifo is not available");
+    const child = spawn(BIN, ["tree", fifo], { cwd: p.cwd, env: userEnv(p.home), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 1500);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])));
+    clearTimeout(timer);
+    assert.equal(signal, null, "still waiting on the FIFO after 1.5 s");
+    assert.equal(code, 1);
+    assert.match(stderr, /^pith: NotASession: /);
+  },
+);
