@@ -107,7 +107,7 @@ async function readText(absolute: string, shown: string, params: ReadParams, sig
   const out: string[] = [];
   let bytes = 0;
   let cutByBytes = false;
-  let partialLine: { number: number; bytes: number } | undefined;
+  let partialLine: { number: number; bytes: number; shownBytes: number } | undefined;
 
   const scan = await scanLines(
     absolute,
@@ -120,8 +120,10 @@ async function readText(absolute: string, shown: string, params: ReadParams, sig
         cutByBytes = true;
         if (out.length === 0) {
           // a single line over the limit: show its start so the call still makes progress
-          out.push(sliceUtf8Head(formatted, MAX_BYTES));
-          partialLine = { number: n, bytes: Buffer.byteLength(line, "utf8") };
+          const piece = sliceUtf8Head(formatted, MAX_BYTES);
+          out.push(piece);
+          const prefixBytes = formatted.length - line.length; // the number and tab are ASCII
+          partialLine = { number: n, bytes: Buffer.byteLength(line, "utf8"), shownBytes: Buffer.byteLength(piece, "utf8") - prefixBytes };
         }
         return "count";
       }
@@ -151,7 +153,7 @@ async function readText(absolute: string, shown: string, params: ReadParams, sig
   if (partialLine) {
     notes.push(
       `Line ${partialLine.number} is ${formatSize(partialLine.bytes)}, over the ${formatSize(MAX_BYTES)} limit; only its start is shown. ` +
-        `See the rest with bash, e.g. sed -n '${partialLine.number}p' ${shellQuote(shown)} | cut -c 40000-`,
+        `See the rest with bash, e.g. sed -n '${partialLine.number}p' ${shellQuote(shown)} | cut -b ${partialLine.shownBytes + 1}-`,
     );
   }
   if (end < total) {

@@ -52,6 +52,7 @@
 // Every request is recorded (`requests`) before it is answered; `whenEnded(i)` resolves when the
 // i-th request's connection is done, saying how (completed / client_closed / cut / server_closed).
 // close() destroys hung connections and cancels pending delays, so no timer outlives the server.
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -408,6 +409,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const sockets = new Set<Socket>();
   /** aborted when close() runs: cancels every pending sleep */
   const serverAbort = new AbortController();
+  setMaxListeners(0, serverAbort.signal); // one listener per in-flight request
   const endWaiters = new Map<number, Array<(end: RequestEnd) => void>>();
 
   const markEnd = (index: number, how: RequestEndHow) => {
@@ -627,6 +629,15 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     }
   }
 
+  const endOf = (index: number) =>
+    new Promise<RequestEnd>((resolve) => {
+      const end = requests[index]?.end;
+      if (end) return resolve(end);
+      const list = endWaiters.get(index) ?? [];
+      list.push(resolve);
+      endWaiters.set(index, list);
+    });
+
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
@@ -644,14 +655,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     setDefault: (scenario) => void (defaultScenario = scenario),
     enqueueCountTokens: (...answers) => void countQueue.push(...answers),
     remaining: () => queue.length,
-    whenEnded: (index) =>
-      new Promise<RequestEnd>((resolve) => {
-        const end = requests[index]?.end;
-        if (end) return resolve(end);
-        const list = endWaiters.get(index) ?? [];
-        list.push(resolve);
-        endWaiters.set(index, list);
-      }),
+    whenEnded: endOf,
     close: async () => {
       if (closing) return;
       closing = true;
@@ -660,6 +664,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       server.closeAllConnections();
       for (const s of sockets) s.destroy();
       await closed;
+      // every response's "close" has run by now or runs on the next turns: wait for all the ends
+      await Promise.all(requests.map((r, i) => (r.end ? undefined : endOf(i))));
     },
   };
 }

@@ -1,0 +1,33 @@
+// Compaction's summarizer port on top of a provider: one request with no tools, the text of
+// the reply. Failures are thrown as the provider classified them (an overflow makes compaction
+// split the request; anything else makes it fall back to the extractive summary).
+import type { SummarizerPort, SummarizerRequest } from "../compaction/summarizer.js";
+import { ProviderError, type ModelInfo, type Provider } from "../llm/types.js";
+
+export function providerSummarizer(provider: Provider, model: ModelInfo): SummarizerPort {
+  if (provider.name === "scripted") {
+    return {
+      async summarize() {
+        throw new ProviderError({ errorClass: "fatal", message: "the scripted provider writes no summaries" });
+      },
+    };
+  }
+  return {
+    async summarize(request: SummarizerRequest, signal: AbortSignal): Promise<string> {
+      let text = "";
+      for await (const ev of provider.stream({
+        model,
+        systemPrompt: request.systemPrompt,
+        messages: [{ role: "user", content: request.prompt, timestamp: Date.now() }],
+        tools: [],
+        maxTokens: Math.min(request.maxTokens, model.maxOutputTokens),
+        signal,
+      })) {
+        if (ev.type === "error") throw ev.error;
+        if (ev.type === "done") text = ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      }
+      if (!text.trim()) throw new ProviderError({ errorClass: "fatal", message: "the summarizer returned no text" });
+      return text;
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The Anthropic provider: the Messages API through @anthropic-ai/sdk, streamed. Works with any
+// server that speaks the same API (ANTHROPIC_BASE_URL). No SDK retries: retrying is the
+// session host's decision, made from the error class.
+import Anthropic from "@anthropic-ai/sdk";
+import type { Logger } from "pino";
+import { addCacheBreakpoints, toApiMessages } from "./convert.js";
+import { classifyError, isOverflowStopReason } from "./errors.js";
+import { PartialMessage } from "./partial.js";
+import { ProviderError, type ModelInfo, type Provider, type StreamEvent, type StreamRequest, type ThinkingLevel } from "./types.js";
+import { makeUsage } from "./usage.js";
+
+export interface AnthropicOptions {
+  apiKey?: string;
+  baseURL?: string;
+  logger?: Logger;
+  /** abort a stream that sends nothing for this long (a hung connection) */
+  idleTimeoutMs?: number;
+}
+
+const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = { minimal: 1024, low: 4096, medium: 10_000, high: 24_000, xhigh: 32_000 };
+const EFFORT: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high" | "xhigh"> = { minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "xhigh" };
+
+/** The SDK logs through this; its default logger would print to stdout, which belongs to the protocol. */
+function sdkLogger(log: Logger | undefined) {
+  const to = (level: "debug" | "info" | "warn" | "error") => (message: string, ...rest: unknown[]) => log?.[level]({ sdk: rest.length > 0 ? rest : undefined }, message);
+  return { debug: to("debug"), info: to("info"), warn: to("warn"), error: to("error") };
+}
+
+function thinkingParams(model: ModelInfo, level: ThinkingLevel | undefined, maxTokens: number): Partial<Anthropic.MessageCreateParamsStreaming> {
+  if (!level || level === "off" || model.thinking === "none") return {};
+  if (model.thinking === "adaptive") return { thinking: { type: "adaptive" }, output_config: { effort: EFFORT[level] } };
+  const budget = Math.min(BUDGETS[level], maxTokens - 1024);
+  return budget >= 1024 ? { thinking: { type: "enabled", budget_tokens: budget } } : {};
+}
+
+function stopReasonOf(reason: string | null | undefined): "stop" | "length" | "toolUse" {
+  if (reason === "tool_use") return "toolUse";
+  if (reason === "max_tokens") return "length";
+  return "stop";
+}
+
+export class AnthropicProvider implements Provider {
+  readonly name = "anthropic";
+  private readonly client: Anthropic;
+  private readonly idleTimeoutMs: number;
+  private readonly log?: Logger;
+
+  constructor(options: AnthropicOptions = {}) {
+    this.log = options.logger;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
+    this.client = new Anthropic({
+      apiKey: options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? "missing-key",
+      baseURL: options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
+      maxRetries: 0,
+      logger: sdkLogger(options.logger),
+    });
+  }
+
+  /** The request body for a stream call (exposed for tests and for counting tokens). */
+  buildParams(request: StreamRequest): Anthropic.MessageCreateParamsStreaming {
+    const { messages, notes } = toApiMessages(request.messages);
+    for (const note of notes) this.log?.warn({ model: request.model.id }, `request repaired: ${note}`);
+    addCacheBreakpoints(messages);
+    const tools: Anthropic.Tool[] = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));
+    if (tools.length > 0) tools[tools.length - 1].cache_control = { type: "ephemeral" };
+    return {
+      model: request.model.id,
+      max_tokens: request.maxTokens,
+      system: request.systemPrompt ? [{ type: "text", text: request.systemPrompt, cache_control: { type: "ephemeral" } }] : undefined,
+      messages,
+      ...(tools.length > 0 ? { tools } : {}),
+      ...thinkingParams(request.model, request.thinkingLevel, request.maxTokens),
+      stream: true,
+    };
+  }
+
+  async *stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
+    const partial = new PartialMessage(request.model, "anthropic-messages");
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    if (request.signal.aborted) controller.abort();
+    let idle: NodeJS.Timeout | undefined;
+    let stalled = false;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        controller.abort();
+      }, this.idleTimeoutMs);
+    };
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+    let stopReason: string | null | undefined;
+    try {
+      armIdle();
+      const stream = this.client.messages.stream(this.buildParams(request), { signal: controller.signal });
+      yield partial.start();
+      for await (const ev of stream) {
+        armIdle();
+        switch (ev.type) {
+          case "message_start":
+            usage.input = ev.message.usage.input_tokens ?? 0;
+            usage.output = ev.message.usage.output_tokens ?? 0;
+            usage.cacheRead = ev.message.usage.cache_read_input_tokens ?? 0;
+            usage.cacheWrite = ev.message.usage.cache_creation_input_tokens ?? 0;
+            break;
+          case "content_block_start": {
+            const b = ev.content_block;
+            if (b.type === "text") partial.beginText(ev.index);
+            else if (b.type === "thinking") partial.beginThinking(ev.index);
+            else if (b.type === "redacted_thinking") partial.beginThinking(ev.index, b.data);
+            else if (b.type === "tool_use") yield partial.beginToolCall(ev.index, b.id, b.name);
+            break;
+          }
+          case "content_block_delta": {
+            const d = ev.delta;
+            if (d.type === "text_delta") yield partial.text(ev.index, d.text);
+            else if (d.type === "thinking_delta") yield partial.thinking(ev.index, d.thinking);
+            else if (d.type === "signature_delta") partial.signature(ev.index, d.signature);
+            else if (d.type === "input_json_delta") yield partial.toolJsonDelta(ev.index, d.partial_json);
+            break;
+          }
+          case "content_block_stop": {
+            const end = partial.endBlock(ev.index);
+            if (end) yield end;
+            break;
+          }
+          case "message_delta": {
+            // fields present here are cumulative and replace the message_start values
+            const u = ev.usage as Partial<Anthropic.MessageDeltaUsage>;
+            if (u.input_tokens != null) usage.input = u.input_tokens;
+            if (u.output_tokens != null) usage.output = u.output_tokens;
+            if (u.cache_read_input_tokens != null) usage.cacheRead = u.cache_read_input_tokens;
+            if (u.cache_creation_input_tokens != null) usage.cacheWrite = u.cache_creation_input_tokens;
+            stopReason = ev.delta.stop_reason;
+            break;
+          }
+        }
+      }
+      partial.message.usage = makeUsage(usage, request.model.pricing);
+      if (isOverflowStopReason(stopReason)) {
+        yield partial.fail(new ProviderError({ errorClass: "overflow", message: "the model's context window was exceeded (stop_reason model_context_window_exceeded)" }));
+        return;
+      }
+      if (stopReason === "refusal") {
+        yield partial.fail(new ProviderError({ errorClass: "fatal", message: "the model declined to answer (stop_reason refusal)" }));
+        return;
+      }
+      partial.message.stopReason = stopReasonOf(stopReason);
+      yield partial.done();
+    } catch (err) {
+      partial.message.usage = makeUsage(usage, request.model.pricing);
+      const error = stalled
+        ? new ProviderError({ errorClass: "transient", message: `no data from the API for ${Math.round(this.idleTimeoutMs / 1000)} s` })
+        : classifyError(err, request.signal);
+      yield partial.fail(error);
+    } finally {
+      clearTimeout(idle);
+      request.signal.removeEventListener("abort", onAbort);
+    }
+  }
+}

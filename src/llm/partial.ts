@@ -1,0 +1,78 @@
+// Builds the assistant message as a stream arrives, and the events that report each step.
+// Shared by every provider so they all emit the same sequence.
+import { emptyUsage, type AssistantMessage, type ToolCall } from "../messages/types.js";
+import type { ModelInfo, ProviderError, StreamEvent } from "./types.js";
+
+export class PartialMessage {
+  readonly message: AssistantMessage;
+  private readonly toolJson = new Map<number, string>();
+
+  constructor(model: ModelInfo, api: string) {
+    this.message = { role: "assistant", content: [], api, provider: model.provider, model: model.id, usage: emptyUsage(), stopReason: "stop", timestamp: Date.now() };
+  }
+
+  start(): StreamEvent {
+    return { type: "start", partial: this.message };
+  }
+
+  beginText(index: number): void {
+    this.message.content[index] = { type: "text", text: "" };
+  }
+  text(index: number, delta: string): StreamEvent {
+    const block = this.message.content[index];
+    if (block?.type === "text") block.text += delta;
+    return { type: "text_delta", contentIndex: index, delta, partial: this.message };
+  }
+
+  beginThinking(index: number, redactedData?: string): void {
+    this.message.content[index] = redactedData !== undefined ? { type: "thinking", thinking: "", thinkingSignature: redactedData, redacted: true } : { type: "thinking", thinking: "" };
+  }
+  thinking(index: number, delta: string): StreamEvent {
+    const block = this.message.content[index];
+    if (block?.type === "thinking") block.thinking += delta;
+    return { type: "thinking_delta", contentIndex: index, delta, partial: this.message };
+  }
+  signature(index: number, signature: string): void {
+    const block = this.message.content[index];
+    if (block?.type === "thinking") block.thinkingSignature = (block.thinkingSignature ?? "") + signature;
+  }
+
+  beginToolCall(index: number, id: string, name: string): StreamEvent {
+    this.message.content[index] = { type: "toolCall", id, name, arguments: {} };
+    this.toolJson.set(index, "");
+    return { type: "toolcall_start", contentIndex: index, id, name, partial: this.message };
+  }
+  toolJsonDelta(index: number, delta: string): StreamEvent {
+    this.toolJson.set(index, (this.toolJson.get(index) ?? "") + delta);
+    return { type: "toolcall_delta", contentIndex: index, delta, partial: this.message };
+  }
+  /** Ends a block; for a tool call, parses its arguments (invalid JSON leaves {} and the tool's validation reports it). */
+  endBlock(index: number): StreamEvent | undefined {
+    const block = this.message.content[index];
+    if (block?.type !== "toolCall") return undefined;
+    const json = this.toolJson.get(index) ?? "";
+    this.toolJson.delete(index);
+    if (json.trim()) {
+      try {
+        const parsed = JSON.parse(json) as unknown;
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) block.arguments = parsed as Record<string, unknown>;
+      } catch {
+        block.arguments = {};
+      }
+    }
+    return { type: "toolcall_end", contentIndex: index, toolCall: block as ToolCall, partial: this.message };
+  }
+
+  done(): StreamEvent {
+    this.message.content = this.message.content.filter((b) => b !== undefined);
+    return { type: "done", message: this.message };
+  }
+
+  fail(error: ProviderError): StreamEvent {
+    // a call whose arguments never finished cannot be run: leave it out of the stored message
+    this.message.content = this.message.content.filter((b, i) => b !== undefined && (b.type !== "toolCall" || !this.toolJson.has(i)));
+    this.message.stopReason = error.errorClass === "aborted" ? "aborted" : "error";
+    this.message.errorMessage = error.message;
+    return { type: "error", message: this.message, error };
+  }
+}

@@ -1,0 +1,84 @@
+// The model port: what the agent asks of a provider and what comes back, in the stored shapes.
+import type { AgentMessage, AssistantMessage, ToolCall } from "../messages/types.js";
+
+export interface ModelInfo {
+  id: string;
+  /** "anthropic" for the Messages API (or a compatible server), "scripted" offline */
+  provider: string;
+  name?: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** USD per million tokens */
+  pricing: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** how the model takes a thinking level: adaptive (effort), a token budget, or not at all */
+  thinking: "adaptive" | "budget" | "none";
+}
+
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON schema of the input object */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface StreamRequest {
+  model: ModelInfo;
+  systemPrompt: string;
+  messages: readonly AgentMessage[];
+  tools: readonly ToolSpec[];
+  maxTokens: number;
+  thinkingLevel?: ThinkingLevel;
+  signal: AbortSignal;
+}
+
+/** Why a request failed, in the terms the session host acts on. */
+export type ErrorClass = "overflow" | "transient" | "auth" | "fatal" | "aborted";
+
+export interface ProviderErrorInfo {
+  errorClass: ErrorClass;
+  message: string;
+  status?: number;
+  /** the server's retry-after, when it gave one */
+  retryAfterMs?: number;
+  /** the API's error type (overloaded_error, rate_limit_error, ...) */
+  type?: string;
+}
+
+export class ProviderError extends Error implements ProviderErrorInfo {
+  readonly errorClass: ErrorClass;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly type?: string;
+  constructor(info: ProviderErrorInfo, options?: { cause?: unknown }) {
+    super(info.message, options);
+    this.name = "ProviderError";
+    this.errorClass = info.errorClass;
+    this.status = info.status;
+    this.retryAfterMs = info.retryAfterMs;
+    this.type = info.type;
+  }
+  get retryable(): boolean {
+    return this.errorClass === "transient";
+  }
+}
+
+export type StreamEvent =
+  | { type: "start"; partial: AssistantMessage }
+  | { type: "text_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "thinking_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "toolcall_start"; contentIndex: number; id: string; name: string; partial: AssistantMessage }
+  | { type: "toolcall_delta"; contentIndex: number; delta: string; partial: AssistantMessage }
+  | { type: "toolcall_end"; contentIndex: number; toolCall: ToolCall; partial: AssistantMessage }
+  /** the final message: stopReason stop | length | toolUse */
+  | { type: "done"; message: AssistantMessage }
+  /** the final message with stopReason error | aborted, and why */
+  | { type: "error"; message: AssistantMessage; error: ProviderError };
+
+export interface Provider {
+  readonly name: string;
+  /** Streams one model call. Never throws: failures end the stream with an `error` event. */
+  stream(request: StreamRequest): AsyncIterable<StreamEvent>;
+}

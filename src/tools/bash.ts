@@ -1,0 +1,194 @@
+// bash: run a shell command in the working directory and return its combined output.
+//
+// The command runs as `bash -c` (or /bin/sh where bash is missing) in its own process group, so
+// an abort or timeout can kill it and everything it started. stdout and stderr share one pipe
+// (`exec 2>&1` ahead of the command), which keeps their lines in the order they were written.
+// stdin is closed: a command waiting for input gets end-of-file instead of hanging.
+//
+// Outcomes: exit 0 -> result; non-zero exit, timeout or death by a signal -> ToolError (an error
+// result for the model, with the output); abort -> plain Error saying "Command aborted".
+// Background jobs the command leaves behind (`server &`) are not killed on a normal exit; if they
+// still hold the output pipe, it is let go shortly after the shell exits.
+import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { z } from "zod";
+import { OutputCollector } from "./bash-output.js";
+import { abortedError, throwIfAborted } from "./errors.js";
+import { killProcessGroup } from "./process-group.js";
+import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
+import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
+
+/** Time a killed command gets between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 1000;
+/** How long output pipes held open by leftover background jobs are waited for after the shell exits. */
+const PIPE_LINGER_MS = 300;
+/** Streaming updates are sent at most this often. */
+const UPDATE_INTERVAL_MS = 100;
+
+const schema = z.object({
+  command: z.string().describe("The shell command to run (bash -c), in the working directory"),
+  timeout: z.number().positive().optional().describe("Seconds after which the command and everything it started are killed (default: no timeout)"),
+});
+
+export type BashParams = z.infer<typeof schema>;
+
+export interface BashDetails {
+  exitCode: number | null;
+  signal?: string;
+  truncated: boolean;
+  totalLines: number;
+  totalBytes: number;
+  fullOutputPath?: string;
+}
+
+export const bashTool: Tool<BashParams> = {
+  name: "bash",
+  description:
+    `Run a shell command (bash -c) in the working directory; stdout and stderr come back combined. ` +
+    `Only the last ${MAX_LINES} lines or ${formatSize(MAX_BYTES)} are shown; longer output is saved to a file ` +
+    `whose path is given. A non-zero exit code is reported as an error. Set timeout (seconds) for commands ` +
+    `that may not finish; stdin is closed, so interactive programs will not wait for input.`,
+  schema,
+  execute: (params, ctx) => runBash(params, ctx),
+};
+
+let shellPath: string | undefined;
+
+/** bash from PATH, else /bin/sh (found once). */
+function shell(): string {
+  if (shellPath) return shellPath;
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, "bash"), constants.X_OK);
+      return (shellPath = join(dir, "bash"));
+    } catch {
+      // not here
+    }
+  }
+  return (shellPath = "/bin/sh");
+}
+
+async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput> {
+  throwIfAborted(ctx.signal, "Command");
+  try {
+    if (!statSync(ctx.cwd).isDirectory()) throw new Error();
+  } catch {
+    throw new ToolError(`The working directory ${ctx.cwd} does not exist`);
+  }
+
+  const output = new OutputCollector(ctx.tempDir);
+  const child = spawn(shell(), ["-c", `exec 2>&1; ${params.command}`], {
+    cwd: ctx.cwd,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: process.env,
+  });
+
+  return new Promise<ToolOutput>((resolve, reject) => {
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let pipesClosed = false;
+    let killedFor: "abort" | "timeout" | undefined;
+    let killDone = false;
+    let settled = false;
+    let updateTimer: NodeJS.Timeout | undefined;
+    let lastUpdate = 0;
+    let lingerTimer: NodeJS.Timeout | undefined;
+
+    const sendUpdate = () => {
+      updateTimer = undefined;
+      lastUpdate = Date.now();
+      if (!settled) ctx.onUpdate?.({ content: [{ type: "text", text: output.preview() }] });
+    };
+    const onData = (data: Buffer) => {
+      output.push(data);
+      if (!ctx.onUpdate || updateTimer || settled) return;
+      const wait = lastUpdate + UPDATE_INTERVAL_MS - Date.now();
+      if (wait <= 0) sendUpdate();
+      else updateTimer = setTimeout(sendUpdate, wait);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+
+    const releasePipes = () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      pipesClosed = true;
+    };
+
+    const kill = (reason: "abort" | "timeout") => {
+      if (killedFor || settled || (exit && pipesClosed)) return;
+      killedFor = reason;
+      const pid = child.pid;
+      const done = () => {
+        killDone = true;
+        // anything that escaped the group may still hold the pipes; stop reading them
+        releasePipes();
+        maybeFinish();
+      };
+      if (pid === undefined) done();
+      else void killProcessGroup(pid, KILL_GRACE_MS).then(done, done);
+    };
+
+    const onAbort = () => kill("abort");
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const timeoutTimer = params.timeout !== undefined ? setTimeout(() => kill("timeout"), params.timeout * 1000) : undefined;
+
+    child.on("error", (err) => {
+      // spawn failed (no shell, cwd vanished): there is no process to wait for
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(new ToolError(`Could not run the command: ${err.message}`));
+    });
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      if (!pipesClosed) lingerTimer = setTimeout(() => {
+        releasePipes();
+        maybeFinish();
+      }, PIPE_LINGER_MS);
+      maybeFinish();
+    });
+    child.on("close", () => {
+      pipesClosed = true;
+      maybeFinish();
+    });
+
+    function cleanup() {
+      ctx.signal.removeEventListener("abort", onAbort);
+      clearTimeout(timeoutTimer);
+      clearTimeout(updateTimer);
+      clearTimeout(lingerTimer);
+    }
+
+    function maybeFinish() {
+      if (settled || !exit) return;
+      if (killedFor ? !killDone : !pipesClosed) return;
+      settled = true;
+      cleanup();
+      void output.finish().then((out) => {
+        const details: BashDetails = {
+          exitCode: exit!.code,
+          ...(exit!.signal ? { signal: exit!.signal } : {}),
+          truncated: out.truncated,
+          totalLines: out.totalLines,
+          totalBytes: out.totalBytes,
+          ...(out.fullOutputPath ? { fullOutputPath: out.fullOutputPath } : {}),
+        };
+        const body = out.text;
+        const withNote = (note: string) => (body.length > 0 ? `${body}\n\n${note}` : note);
+        if (killedFor === "abort") {
+          reject(new Error(withNote(abortedError("Command").message)));
+        } else if (killedFor === "timeout") {
+          reject(new ToolError(withNote(`Command timed out after ${params.timeout} seconds (it was killed)`), details));
+        } else if (exit!.code !== 0) {
+          const why = exit!.code === null ? `Command was killed by signal ${exit!.signal}` : `Command failed with exit code ${exit!.code}`;
+          reject(new ToolError(withNote(why), details));
+        } else {
+          resolve({ content: [{ type: "text", text: body.length > 0 ? body : "(no output)" }], details });
+        }
+      }, reject);
+    }
+  });
+}

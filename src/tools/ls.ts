@@ -1,0 +1,67 @@
+// ls: one directory's entries, sorted, directories marked with a trailing "/", hidden files included.
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { fsError, throwIfAborted } from "./errors.js";
+import { resolvePath } from "./paths.js";
+import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
+import { ToolError, type Tool } from "./types.js";
+
+export const LS_DEFAULT_LIMIT = 500;
+
+const schema = z.object({
+  path: z.string().optional().describe("Directory to list (default: the working directory)"),
+  limit: z.number().int().min(1).optional().describe(`Most entries to return (default ${LS_DEFAULT_LIMIT})`),
+});
+
+export type LsParams = z.infer<typeof schema>;
+
+export const lsTool: Tool<LsParams> = {
+  name: "ls",
+  description:
+    `List a directory's entries in alphabetical order, hidden files included; directories end with "/". ` +
+    `Returns at most ${LS_DEFAULT_LIMIT} entries unless limit says otherwise.`,
+  schema,
+  async execute(params, ctx) {
+    throwIfAborted(ctx.signal);
+    const shown = params.path ?? ".";
+    const limit = params.limit ?? LS_DEFAULT_LIMIT;
+    const { absolute } = await resolvePath(shown, ctx);
+    const info = await stat(absolute).catch((err) => {
+      throw fsError(err, shown);
+    });
+    if (!info.isDirectory()) throw new ToolError(`${shown} is not a directory; use read for files`);
+
+    const dirents = await readdir(absolute, { withFileTypes: true }).catch((err) => {
+      throw fsError(err, shown);
+    });
+    // case-insensitive first so "README" sits next to "readme.txt", code points to break ties
+    dirents.sort((a, b) => {
+      const la = a.name.toLowerCase();
+      const lb = b.name.toLowerCase();
+      if (la !== lb) return la < lb ? -1 : 1;
+      return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+    });
+    const total = dirents.length;
+    const names: string[] = [];
+    for (const d of dirents.slice(0, limit)) {
+      let isDir = d.isDirectory();
+      if (d.isSymbolicLink()) {
+        // a link to a directory is listed as one (a dangling link as a plain entry)
+        isDir = (await stat(join(absolute, d.name)).catch(() => undefined))?.isDirectory() ?? false;
+      }
+      names.push(isDir ? `${d.name}/` : d.name);
+    }
+    if (total === 0) return { content: [{ type: "text", text: `(${shown} is empty)` }], details: { entries: 0 } };
+
+    const t = truncateHead(names.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: MAX_BYTES });
+    let text = t.text;
+    const shownCount = t.truncated ? t.keptLines : names.length;
+    if (t.truncated) {
+      text += `\n\n[Showing ${shownCount} of ${total} entries (${formatSize(MAX_BYTES)} output limit). Use find with a pattern to narrow the list.]`;
+    } else if (shownCount < total) {
+      text += `\n\n[Showing ${shownCount} of ${total} entries. Use limit=${total} to see all.]`;
+    }
+    return { content: [{ type: "text", text }], details: { entries: total, shown: shownCount } };
+  },
+};
