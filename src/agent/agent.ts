@@ -349,7 +349,8 @@ export class Agent {
       });
       return { output, isError: false };
     } catch (err) {
-      if (signal.aborted) return fail(`Aborted by the user while ${call.name} was running.`);
+      // keep what the tool says (bash includes the output it had so far)
+      if (signal.aborted) return fail(`Aborted by the user while ${call.name} was running. ${errorText(err)}`.trim());
       return fail(errorText(err), (err as { details?: unknown }).details);
     }
   }
