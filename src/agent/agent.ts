@@ -22,6 +22,8 @@ export interface AgentHooks {
   transformContext?: (messages: AgentMessage[]) => AgentMessage[];
   /** a model call failed: retry it (after whatever the host does: wait, compact) or stop the run */
   onModelError?: (error: ProviderError, info: { runId: string; attempt: number; signal: AbortSignal }) => Promise<ModelErrorDecision>;
+  /** after the last model call of a run, before agent_end (a run includes what this does, e.g. a compaction) */
+  beforeEnd?: (info: { runId: string; stopReason: RunStopReason; error?: RunError; signal: AbortSignal }) => Promise<void>;
   /** before a tool runs: refuse it with a reason the model will see */
   canRunTool?: (call: ToolCall, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
 }
@@ -225,6 +227,7 @@ export class Agent {
         stopReason = "stop";
         break;
       }
+      if (!signal.aborted && this.options.hooks?.beforeEnd) await this.options.hooks.beforeEnd({ runId, stopReason, error, signal });
     } catch (err) {
       stopReason = signal.aborted ? "aborted" : "error";
       error = { message: errorText(err) };

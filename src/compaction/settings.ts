@@ -48,3 +48,15 @@ export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "
 export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens">): boolean {
   return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
 }
+
+/**
+ * Settings fitted to a model's window. Pi's defaults assume a window of 100k tokens or more; on
+ * a small one (a local model, the offline demo) keeping 20k tokens verbatim with a 16k reserve
+ * would leave nothing to summarize, and every automatic compaction would be skipped. The
+ * reserve is capped at half the window and the verbatim part at 40% of what remains.
+ */
+export function fitToWindow(settings: CompactionSettings, contextWindow: number): CompactionSettings {
+  const reserveTokens = Math.min(settings.reserveTokens, Math.floor(contextWindow / 2));
+  const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.floor((contextWindow - reserveTokens) * 0.4));
+  return { ...settings, reserveTokens, keepRecentTokens };
+}

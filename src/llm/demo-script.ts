@@ -11,7 +11,7 @@ const report = [
   "# Report",
   "",
   "What the session did, step by step:",
-  ...Array.from({ length: 60 }, (_, i) => `- step ${i + 1}: looked at the notes, checked the list, kept the file tidy and wrote down what changed.`),
+  ...Array.from({ length: 320 }, (_, i) => `- step ${i + 1}: looked at notes.md (${3 + (i % 5)} items), checked the list against the plan, kept the file tidy, wrote down what changed.`),
 ].join("\n");
 
 export const DEMO_SCRIPT: Script = {
@@ -22,7 +22,7 @@ export const DEMO_SCRIPT: Script = {
       toolCalls: [{ name: "edit", arguments: { path: "notes.md", oldText: "- compaction\n", newText: "- compaction\n- branch summaries\n" } }],
       usage: { input: 6400, output: 90 },
     },
-    { text: "Checking the result.", toolCalls: [{ name: "bash", arguments: { command: "wc -l notes.md && grep -c '^- ' notes.md" } }], usage: { input: 9800, output: 50 } },
+    { text: "Checking the result.", toolCalls: [{ name: "bash", arguments: { command: "wc -l notes.md && grep -c '^- ' notes.md && seq 1 1200" } }], usage: { input: 9800, output: 50 } },
     { text: "Writing a short report.", toolCalls: [{ name: "write", arguments: { path: "report.md", content: report } }], usage: { input: 13_400, output: 1900 } },
     {
       text: "Done: notes.md now lists messages, compaction and branch summaries (3 items), and report.md describes the steps. The context is now large enough that pith compacts it before the next turn.",

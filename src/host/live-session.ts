@@ -1,0 +1,522 @@
+// A live session: the store, an agent and the policy around them. Operations that change the
+// session are serialized (one run, compaction or tree move at a time); reads answer at once.
+// Every change is stored before it is announced; events carry a per-session sequence number.
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { Agent, type AgentHooks } from "../agent/agent.js";
+import type { AgentEvent } from "../agent/events.js";
+import { buildSystemPrompt } from "../agent/system-prompt.js";
+import { providerSummarizer } from "../agent/summarizer-port.js";
+import { appendCompaction, compact, compactionInputOf, contextTokens, fitToWindow, prepareBranchSummary, prepareCompaction, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionReason, type CompactionResult, type CompactionSettings } from "../compaction/index.js";
+import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
+import type { ImageContent, ToolCall } from "../messages/types.js";
+import type { SessionFile } from "../session/session-file.js";
+import type { CustomEntry } from "../session/types.js";
+import { bashTool } from "../tools/bash.js";
+import { createCodingTools } from "../tools/index.js";
+import { ToolError } from "../tools/types.js";
+import { ErrorCode, HostError } from "./errors.js";
+import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+
+export type PermissionMode = "auto" | "ask" | "readonly";
+export type PermissionOutcome = "allow" | "allowAlways" | "deny";
+
+export interface LiveSessionDeps {
+  providerFor(model: ModelInfo): Provider;
+  resolveModel(id: string): ModelInfo;
+  defaultModel: ModelInfo;
+  compaction: CompactionSettings;
+  logger: Logger;
+  systemPrompt?: string;
+  appendSystemPrompt?: string;
+  allowOutsideCwd?: boolean;
+  maxTurns?: number;
+  /** asks a subscribed client that can answer; resolves "deny" when none can */
+  requestPermission(session: LiveSession, call: ToolCall): Promise<PermissionOutcome>;
+  /** transient provider errors: attempts and backoff */
+  retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+}
+
+const SETTINGS_ENTRY = "pith.session-settings";
+const WRITING_TOOLS = new Set(["write", "edit", "bash"]);
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new CompactionAbortedError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CompactionAbortedError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export class LiveSession {
+  readonly id: string;
+  readonly file: SessionFile;
+  private readonly deps: LiveSessionDeps;
+  private readonly buffer = new EventBuffer();
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private agent: Agent;
+  private model: ModelInfo;
+  private thinkingLevel: ThinkingLevel;
+  private autoCompaction: boolean;
+  permissionMode: PermissionMode = "auto";
+  private readonly allowedAlways = new Set<string>();
+  private compacting: AbortController | null = null;
+  private navigating: AbortController | null = null;
+  private runPromise: Promise<unknown> | null = null;
+  lastActivity = Date.now();
+
+  constructor(file: SessionFile, deps: LiveSessionDeps) {
+    this.file = file;
+    this.deps = deps;
+    this.id = file.sessionId;
+    const ctx = file.buildContext();
+    this.model = ctx.model ? deps.resolveModel(ctx.model.modelId) : deps.defaultModel;
+    this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
+    this.autoCompaction = this.storedSetting("autoCompaction", deps.compaction.enabled);
+    this.agent = this.makeAgent();
+  }
+
+  // -- events --
+
+  subscribe(listener: (event: SessionEvent) => void, afterSeq?: number): { replayed: number; gap: boolean; lastSeq: number } {
+    let replayed = 0;
+    let gap = false;
+    if (afterSeq !== undefined) {
+      const missed = this.buffer.since(afterSeq);
+      if (missed === null) gap = true;
+      else for (const e of missed) (listener(e), replayed++);
+    }
+    this.listeners.add(listener);
+    return { replayed, gap, lastSeq: this.buffer.lastSeq };
+  }
+
+  unsubscribe(listener: (event: SessionEvent) => void): void {
+    this.listeners.delete(listener);
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  emit(type: string, params: Record<string, unknown> = {}): SessionEvent {
+    const event = this.buffer.push({ ...params, type, sessionId: this.id });
+    this.lastActivity = Date.now();
+    for (const l of this.listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        this.deps.logger.warn({ err, sessionId: this.id }, "event listener failed");
+      }
+    }
+    return event;
+  }
+
+  private forward(event: AgentEvent): void {
+    const { type, ...rest } = event;
+    this.emit(type, rest);
+  }
+
+  // -- reads --
+
+  get isRunning(): boolean {
+    return this.agent.isRunning;
+  }
+  get isCompacting(): boolean {
+    return this.compacting !== null;
+  }
+  get busy(): boolean {
+    return this.agent.isRunning || this.compacting !== null || this.navigating !== null;
+  }
+
+  contextTokens(): number {
+    const ctx = this.file.buildContext();
+    return contextTokens(ctx.messages, ctx.freshFrom).tokens;
+  }
+
+  getState() {
+    const ctx = this.file.buildContext();
+    return {
+      sessionId: this.id,
+      sessionFile: this.file.file,
+      cwd: this.file.cwd,
+      name: this.file.name(),
+      model: { id: this.model.id, provider: this.model.provider, contextWindow: this.model.contextWindow },
+      thinkingLevel: this.thinkingLevel,
+      isRunning: this.isRunning,
+      isCompacting: this.isCompacting,
+      autoCompactionEnabled: this.autoCompaction,
+      permissionMode: this.permissionMode,
+      leafId: this.file.leafId,
+      messageCount: ctx.messages.length,
+      contextTokens: contextTokens(ctx.messages, ctx.freshFrom).tokens,
+      contextWindow: this.model.contextWindow,
+      pending: this.agent.pending,
+    };
+  }
+
+  getMessages() {
+    return { messages: this.file.buildContext().messages };
+  }
+
+  getTree() {
+    return this.file.tree();
+  }
+
+  stats() {
+    const counts: Record<string, number> = {};
+    let toolCalls = 0;
+    const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+    let cost = 0;
+    for (const e of this.file.entries()) {
+      if (e.type !== "message") continue;
+      const m = e.message;
+      counts[m.role] = (counts[m.role] ?? 0) + 1;
+      if (m.role === "assistant") {
+        toolCalls += m.content.filter((b) => b.type === "toolCall").length;
+        tokens.input += m.usage?.input ?? 0;
+        tokens.output += m.usage?.output ?? 0;
+        tokens.cacheRead += m.usage?.cacheRead ?? 0;
+        tokens.cacheWrite += m.usage?.cacheWrite ?? 0;
+        cost += m.usage?.cost?.total ?? 0;
+      }
+    }
+    tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
+    return { sessionId: this.id, messages: counts, totalMessages: Object.values(counts).reduce((a, b) => a + b, 0), toolCalls, tokens, cost };
+  }
+
+  // -- runs --
+
+  private makeAgent(): Agent {
+    const tools = createCodingTools();
+    const agent = new Agent({
+      session: this.file,
+      provider: this.deps.providerFor(this.model),
+      model: this.model,
+      tools,
+      systemPrompt: buildSystemPrompt({ cwd: this.file.cwd, tools, systemPrompt: this.deps.systemPrompt, appendSystemPrompt: this.deps.appendSystemPrompt }),
+      thinkingLevel: this.thinkingLevel,
+      toolContext: { cwd: this.file.cwd, allowOutsideCwd: this.deps.allowOutsideCwd },
+      maxTurns: this.deps.maxTurns,
+      hooks: this.hooks(),
+    });
+    agent.on((e) => this.forward(e));
+    return agent;
+  }
+
+  private hooks(): AgentHooks {
+    let overflowRetried = false;
+    let transientAttempts = 0;
+    return {
+      beforeModelCall: async ({ signal, turn }) => {
+        if (turn === 1) {
+          overflowRetried = false;
+          transientAttempts = 0;
+        }
+        await this.autoCompact("threshold", signal);
+      },
+      beforeEnd: async ({ signal, error }) => {
+        if (error) this.emit("error", { code: ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+        this.emitUsage();
+        await this.autoCompact("threshold", signal);
+      },
+      onModelError: async (error, { signal }) => {
+        if (error.errorClass === "overflow" && !overflowRetried) {
+          overflowRetried = true;
+          const outcome = await this.runCompaction("overflow", signal).catch((err) => {
+            if (err instanceof CompactionAbortedError) return null;
+            throw err;
+          });
+          return { action: outcome ? "retry" : "stop" };
+        }
+        if (error.errorClass === "transient" && transientAttempts < this.deps.retry.maxAttempts) {
+          transientAttempts++;
+          return this.backoff(error, transientAttempts, signal);
+        }
+        return { action: "stop" };
+      },
+      canRunTool: async (call) => this.permit(call),
+    };
+  }
+
+  private async backoff(error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
+    const { baseDelayMs, maxDelayMs, maxAttempts } = this.deps.retry;
+    const delayMs = Math.min(maxDelayMs, Math.max(error.retryAfterMs ?? 0, baseDelayMs * 2 ** (attempt - 1)));
+    this.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
+    try {
+      await sleep(delayMs, signal);
+    } catch {
+      this.emit("retry_end", { attempt, aborted: true });
+      return { action: "stop" };
+    }
+    this.emit("retry_end", { attempt, aborted: false });
+    return { action: "retry" };
+  }
+
+  private async permit(call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
+    if (this.permissionMode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
+    if (this.permissionMode !== "ask" || this.allowedAlways.has(call.name)) return { allow: true };
+    const outcome = await this.deps.requestPermission(this, call);
+    if (outcome === "allowAlways") this.allowedAlways.add(call.name);
+    return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };
+  }
+
+  private emitUsage(): void {
+    this.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.model.contextWindow });
+  }
+
+  /** Starts a run with the user's message, or queues it (steer / follow-up) while one runs. */
+  async prompt(input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<{ runId: string }> {
+    if (this.agent.isRunning) {
+      if (!input.delivery) throw new HostError(ErrorCode.SessionBusy, "the session is running; send the prompt with delivery \"steer\" or \"followUp\"", { sessionId: this.id });
+      if (input.delivery === "steer") this.agent.steer(input);
+      else this.agent.followUp(input);
+      return { runId: this.agent.runId as string };
+    }
+    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is compacting or moving in its tree", { sessionId: this.id });
+    const runId = randomUUID();
+    // the run starts now; the user message is stored before run() first yields
+    const stored = new Promise<void>((resolve) => {
+      const off = this.agent.on((e) => {
+        if (e.type === "message_end" || e.type === "agent_end") {
+          off();
+          resolve();
+        }
+      });
+    });
+    const run = this.agent.run({ text: input.text, images: input.images }, runId);
+    this.runPromise = run.finally(() => {
+      this.runPromise = null;
+    });
+    await stored;
+    return { runId };
+  }
+
+  /** Waits for the current run, if any, to end. */
+  async idle(): Promise<void> {
+    await this.runPromise;
+  }
+
+  abort(): { aborted: boolean } {
+    const was = this.busy;
+    this.agent.abort();
+    this.compacting?.abort();
+    this.navigating?.abort();
+    return { aborted: was };
+  }
+
+  // -- compaction --
+
+  /** The compaction settings for this session's model (see fitToWindow). */
+  private get compactionSettings(): CompactionSettings {
+    return fitToWindow(this.deps.compaction, this.model.contextWindow);
+  }
+
+  private async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
+    if (!this.autoCompaction || signal.aborted) return;
+    if (!shouldCompact(this.contextTokens(), this.model.contextWindow, { enabled: true, reserveTokens: this.compactionSettings.reserveTokens })) return;
+    try {
+      await this.runCompaction(reason, signal);
+    } catch (err) {
+      if (!(err instanceof CompactionAbortedError)) this.deps.logger.error({ err, sessionId: this.id }, "automatic compaction failed");
+    }
+  }
+
+  /** A manual compaction (the `compact` method). */
+  async compact(instructions?: string): Promise<CompactionResult> {
+    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
+    const controller = new AbortController();
+    const result = await this.runCompaction("manual", controller.signal, instructions, controller);
+    if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
+    return result;
+  }
+
+  /**
+   * Prepares, summarizes and stores one compaction with its start / end events. Returns null
+   * when it was skipped or aborted (an automatic one that would free too little is reported as
+   * an `error` event with code -32017).
+   */
+  private async runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<CompactionResult | null> {
+    const controller = own ?? new AbortController();
+    const onOuter = () => controller.abort();
+    outer.addEventListener("abort", onOuter, { once: true });
+    const settings = this.compactionSettings;
+    const prep = prepareCompaction(compactionInputOf(this.file), settings, reason);
+    if (!prep.ok) {
+      outer.removeEventListener("abort", onOuter);
+      if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, prep.message, { code: prep.code, tokensBefore: prep.tokensBefore });
+      this.emit("error", { code: ErrorCode.CompactionSkipped, message: prep.message, data: { reason, code: prep.code, tokensBefore: prep.tokensBefore } });
+      return null;
+    }
+    this.compacting = controller;
+    this.emit("compaction_start", { reason, tokensBefore: prep.preparation.tokensBefore });
+    const summarizerModel = settings.model ? this.deps.resolveModel(settings.model) : this.model;
+    try {
+      const result = await compact(prep.preparation, {
+        port: providerSummarizer(this.deps.providerFor(summarizerModel), summarizerModel),
+        limits: { contextWindow: summarizerModel.contextWindow, maxOutputTokens: summarizerModel.maxOutputTokens },
+        settings,
+        signal: controller.signal,
+        instructions,
+      });
+      appendCompaction(this.file, result);
+      this.emit("compaction_end", { reason, result: { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details }, aborted: false, willRetry: reason === "overflow", fallback: result.fallback });
+      this.emitUsage();
+      return result;
+    } catch (err) {
+      const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
+      this.emit("compaction_end", { reason, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
+      if (aborted) {
+        if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
+        throw new CompactionAbortedError();
+      }
+      throw err;
+    } finally {
+      this.compacting = null;
+      outer.removeEventListener("abort", onOuter);
+    }
+  }
+
+  setAutoCompaction(enabled: boolean): { enabled: boolean } {
+    if (enabled !== this.autoCompaction) {
+      this.file.append({ type: "custom", customType: SETTINGS_ENTRY, data: { autoCompaction: enabled } });
+      this.autoCompaction = enabled;
+    }
+    return { enabled };
+  }
+
+  private storedSetting(key: string, fallback: boolean): boolean {
+    for (const e of this.file.branchPath().reverse()) {
+      if (e.type === "custom" && (e as CustomEntry).customType === SETTINGS_ENTRY) {
+        const v = ((e as CustomEntry).data as Record<string, unknown> | undefined)?.[key];
+        if (typeof v === "boolean") return v;
+      }
+    }
+    return fallback;
+  }
+
+  // -- tree --
+
+  async navigateTree(targetId: string, summarize = false, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
+    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
+    const target = this.file.entry(targetId);
+    if (!target) throw new HostError(ErrorCode.EntryNotFound, `no entry ${targetId} in this session`, { entryId: targetId });
+    // a user message goes back to the editor: the leaf moves to its parent
+    let newLeaf: string | null = targetId;
+    let editorText: string | undefined;
+    if (target.type === "message" && target.message.role === "user") {
+      newLeaf = target.parentId;
+      const c = target.message.content;
+      editorText = typeof c === "string" ? c : c.map((b) => (b.type === "text" ? b.text : "")).join("");
+    }
+    const oldPath = this.file.branchPath();
+    if (!summarize) {
+      this.file.branch(newLeaf);
+      return { leafId: this.file.leafId, editorText };
+    }
+    const controller = new AbortController();
+    this.navigating = controller;
+    try {
+      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf), this.model.contextWindow - this.compactionSettings.reserveTokens);
+      if (!prep) {
+        this.file.branch(newLeaf);
+        return { leafId: this.file.leafId, editorText };
+      }
+      this.emit("branch_summary_start", { targetId, fromId: this.file.leafId });
+      let result;
+      try {
+        result = await summarizeBranch(prep, { port: providerSummarizer(this.deps.providerFor(this.model), this.model), limits: { contextWindow: this.model.contextWindow, maxOutputTokens: this.model.maxOutputTokens }, settings: this.compactionSettings, signal: controller.signal, instructions });
+      } catch (err) {
+        const aborted = err instanceof CompactionAbortedError;
+        this.emit("branch_summary_end", { aborted, error: aborted ? undefined : (err as Error).message });
+        throw aborted ? new HostError(ErrorCode.Aborted, "branch summary aborted") : err;
+      }
+      const entry = this.file.branchWithSummary(newLeaf, result.summary, result.details);
+      this.emit("branch_summary_end", { aborted: false, entryId: entry.id, summary: result.summary, fallback: result.fallback });
+      return { leafId: this.file.leafId, branchSummaryEntryId: entry.id, editorText };
+    } finally {
+      this.navigating = null;
+    }
+  }
+
+  // -- settings of the session --
+
+  private requireIdle(): void {
+    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
+  }
+
+  setModel(id: string): { model: { id: string; contextWindow: number } } {
+    this.requireIdle();
+    const model = this.deps.resolveModel(id);
+    this.file.appendModelChange(model.provider, model.id);
+    this.model = model;
+    this.agent = this.makeAgent();
+    return { model: { id: model.id, contextWindow: model.contextWindow } };
+  }
+
+  setThinkingLevel(level: ThinkingLevel): { level: ThinkingLevel } {
+    this.requireIdle();
+    this.file.appendThinkingLevelChange(level);
+    this.thinkingLevel = level;
+    this.agent = this.makeAgent();
+    return { level };
+  }
+
+  setName(name: string): { name: string } {
+    this.file.setName(name);
+    return { name: name.trim() };
+  }
+
+  setLabel(entryId: string, label: string | undefined): { entryId: string; label?: string } {
+    if (!this.file.has(entryId)) throw new HostError(ErrorCode.EntryNotFound, `no entry ${entryId} in this session`, { entryId });
+    this.file.setLabel(entryId, label);
+    return { entryId, label: label || undefined };
+  }
+
+  /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
+  async bash(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
+    this.requireIdle();
+    const controller = new AbortController();
+    this.navigating = controller;
+    let output = "";
+    let exitCode: number | null = 0;
+    let truncated = false;
+    let fullOutputPath: string | undefined;
+    try {
+      const out = await bashTool.execute({ command }, { cwd: this.file.cwd, signal: controller.signal });
+      output = out.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+      const d = out.details as { exitCode?: number | null; truncated?: boolean; fullOutputPath?: string } | undefined;
+      exitCode = d?.exitCode ?? 0;
+      truncated = d?.truncated ?? false;
+      fullOutputPath = d?.fullOutputPath;
+    } catch (err) {
+      const d = (err as ToolError).details as { exitCode?: number | null; truncated?: boolean; fullOutputPath?: string } | undefined;
+      output = (err as Error).message;
+      exitCode = d?.exitCode ?? null;
+      truncated = d?.truncated ?? false;
+      fullOutputPath = d?.fullOutputPath;
+    } finally {
+      this.navigating = null;
+    }
+    const cancelled = controller.signal.aborted;
+    const message = { role: "bashExecution" as const, command, output, exitCode: exitCode ?? undefined, cancelled, truncated, fullOutputPath, timestamp: Date.now() };
+    this.emit("message_start", { message });
+    const entry = this.file.appendMessage(message, { sync: true });
+    this.emit("message_end", { message, entryId: entry.id });
+    return { output, exitCode, cancelled, truncated, entryId: entry.id };
+  }
+
+  /** Aborts what runs, waits for it to end and closes the file (synced, lock released). */
+  async close(): Promise<void> {
+    this.abort();
+    await this.idle();
+    this.listeners.clear();
+    this.file.close();
+  }
+}

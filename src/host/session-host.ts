@@ -1,0 +1,198 @@
+// The session host: every live session of this process, by id. Creates, opens, forks, closes
+// and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
+// routes permission questions to clients, and unloads idle sessions.
+import { existsSync, unlinkSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Logger } from "pino";
+import { loadSettings, type Settings } from "../agent/settings.js";
+import { compactionSettings } from "../compaction/index.js";
+import { AnthropicProvider } from "../llm/anthropic.js";
+import { DEMO_SCRIPT } from "../llm/demo-script.js";
+import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
+import { ScriptedProvider, type Script } from "../llm/scripted.js";
+import type { ModelInfo, Provider } from "../llm/types.js";
+import type { ToolCall } from "../messages/types.js";
+import { listSessions, summarizeSessionFile, type SessionSummary } from "../session/list.js";
+import { SessionError } from "../session/errors.js";
+import { SessionFile } from "../session/session-file.js";
+import { ErrorCode, HostError } from "./errors.js";
+import { LiveSession, type PermissionOutcome } from "./live-session.js";
+
+export interface HostOptions {
+  sessionsDir: string;
+  logger: Logger;
+  /** the Messages API key; without one every session uses the scripted provider */
+  apiKey?: string;
+  baseURL?: string;
+  /** the offline script (default: the demo) */
+  script?: Script;
+  /** where the user's settings.json lives ($PITH_HOME) */
+  env?: NodeJS.ProcessEnv;
+  /** unload sessions nobody is subscribed to after this long idle (0: never) */
+  idleUnloadMs?: number;
+  retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+}
+
+export type PermissionAsker = (session: LiveSession, call: ToolCall) => Promise<PermissionOutcome>;
+
+/** Maps store errors to the protocol's codes. */
+export function hostErrorOf(err: unknown): HostError | undefined {
+  if (err instanceof HostError) return err;
+  if (err instanceof SessionError) {
+    const code =
+      err.code === "SessionNotFound" ? ErrorCode.SessionNotFound : err.code === "EntryNotFound" ? ErrorCode.EntryNotFound : err.code === "SessionLocked" ? ErrorCode.SessionLocked : ErrorCode.InvalidParams;
+    return new HostError(code, err.message, { reason: err.code, ...err.data });
+  }
+  return undefined;
+}
+
+export class SessionHost {
+  readonly sessions = new Map<string, LiveSession>();
+  readonly models: ModelRegistry;
+  readonly offline: boolean;
+  private readonly anthropic?: AnthropicProvider;
+  private permissionAsker: PermissionAsker = async () => "deny";
+  private idleTimer?: NodeJS.Timeout;
+
+  constructor(private readonly options: HostOptions) {
+    this.offline = !options.apiKey;
+    const user = this.userSettings(process.cwd());
+    this.models = new ModelRegistry(user.models ?? []);
+    if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
+    else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
+    if (options.idleUnloadMs && options.idleUnloadMs > 0) {
+      this.idleTimer = setInterval(() => void this.unloadIdle(), Math.min(options.idleUnloadMs, 60_000));
+      this.idleTimer.unref();
+    }
+  }
+
+  setPermissionAsker(asker: PermissionAsker): void {
+    this.permissionAsker = asker;
+  }
+
+  private userSettings(cwd: string): Settings {
+    try {
+      return loadSettings(cwd, this.options.env ?? process.env);
+    } catch (err) {
+      this.options.logger.error({ err }, (err as Error).message);
+      throw new HostError(ErrorCode.InvalidParams, (err as Error).message);
+    }
+  }
+
+  private live(file: SessionFile): LiveSession {
+    const settings = this.userSettings(file.cwd);
+    const script = this.options.script ?? DEMO_SCRIPT;
+    let scripted: ScriptedProvider | undefined;
+    const defaultModel = this.offline ? SCRIPTED_MODEL : this.models.resolve(settings.model ?? DEFAULT_MODEL_ID);
+    const providerFor = (model: ModelInfo): Provider => {
+      if (this.offline || model.provider === "scripted" || !this.anthropic) return (scripted ??= new ScriptedProvider(script));
+      return this.anthropic;
+    };
+    const session = new LiveSession(file, {
+      providerFor,
+      resolveModel: (id) => (this.offline ? SCRIPTED_MODEL : this.models.resolve(id)),
+      defaultModel,
+      compaction: compactionSettings(settings.compaction ?? {}),
+      logger: this.options.logger,
+      systemPrompt: settings.systemPrompt,
+      appendSystemPrompt: settings.appendSystemPrompt,
+      allowOutsideCwd: settings.allowOutsideCwd,
+      maxTurns: settings.maxTurns,
+      requestPermission: (s, call) => this.permissionAsker(s, call),
+      retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
+    });
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  create(params: { cwd?: string; model?: string; name?: string }): LiveSession {
+    const cwd = resolve(params.cwd ?? process.cwd());
+    const file = SessionFile.create({ cwd, sessionsDir: this.options.sessionsDir });
+    try {
+      const session = this.live(file);
+      if (params.model) session.setModel(params.model);
+      if (params.name) session.setName(params.name);
+      return session;
+    } catch (err) {
+      file.close();
+      this.sessions.delete(file.sessionId);
+      throw err;
+    }
+  }
+
+  open(params: { sessionFile?: string; sessionId?: string }): LiveSession {
+    if (params.sessionId) {
+      const loaded = this.sessions.get(params.sessionId);
+      if (loaded) return loaded;
+      const found = listSessions(this.options.sessionsDir).find((s) => s.id === params.sessionId);
+      if (!found) throw new HostError(ErrorCode.SessionNotFound, `no session ${params.sessionId} in ${this.options.sessionsDir}`, { sessionId: params.sessionId });
+      return this.openFile(found.file);
+    }
+    return this.openFile(params.sessionFile as string);
+  }
+
+  private openFile(path: string): LiveSession {
+    const file = resolve(path);
+    for (const s of this.sessions.values()) if (s.file.file === file) return s;
+    try {
+      return this.live(SessionFile.open(file));
+    } catch (err) {
+      throw hostErrorOf(err) ?? err;
+    }
+  }
+
+  get(sessionId: string): LiveSession {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new HostError(ErrorCode.SessionNotFound, `no open session ${sessionId} (open it first)`, { sessionId });
+    return s;
+  }
+
+  list(cwd?: string): SessionSummary[] {
+    return listSessions(this.options.sessionsDir, { cwd });
+  }
+
+  async close(sessionId: string): Promise<void> {
+    const s = this.get(sessionId);
+    this.sessions.delete(sessionId);
+    await s.close();
+  }
+
+  async delete(sessionId: string): Promise<{ deleted: string }> {
+    let file: string | undefined = this.sessions.get(sessionId)?.file.file;
+    if (file) await this.close(sessionId);
+    else file = listSessions(this.options.sessionsDir).find((s) => s.id === sessionId)?.file;
+    if (!file) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
+    if (summarizeSessionFile(file)?.id !== sessionId) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
+    unlinkSync(file);
+    if (existsSync(`${file}.lock`)) unlinkSync(`${file}.lock`);
+    return { deleted: file };
+  }
+
+  fork(sessionId: string, entryId: string): LiveSession {
+    const s = this.get(sessionId);
+    try {
+      return this.live(s.file.fork(entryId, { sessionsDir: this.options.sessionsDir }));
+    } catch (err) {
+      throw hostErrorOf(err) ?? err;
+    }
+  }
+
+  private async unloadIdle(): Promise<void> {
+    const limit = this.options.idleUnloadMs ?? 0;
+    for (const [id, s] of this.sessions) {
+      if (s.subscriberCount === 0 && !s.busy && Date.now() - s.lastActivity > limit) {
+        this.sessions.delete(id);
+        await s.close();
+        this.options.logger.info({ sessionId: id }, "unloaded idle session");
+      }
+    }
+  }
+
+  /** Aborts every run, waits for them to end, syncs and closes every file. */
+  async shutdown(): Promise<void> {
+    clearInterval(this.idleTimer);
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((s) => s.close().catch((err) => this.options.logger.error({ err }, "closing a session failed"))));
+  }
+}

@@ -1,0 +1,187 @@
+// The session host's policy with the offline provider: events in order, threshold compaction
+// inside the run, busy rules, manual compaction, tree moves, retries, the error event.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ErrorCode, HostError } from "../../src/host/errors.js";
+import type { SessionEvent } from "../../src/host/event-buffer.js";
+import { SessionHost } from "../../src/host/session-host.js";
+import { DEMO_FILES, DEMO_SCRIPT } from "../../src/llm/demo-script.js";
+import type { Script } from "../../src/llm/scripted.js";
+import { createLogger } from "../../src/log/logger.js";
+import { SessionFile } from "../../src/session/index.js";
+import { orphans } from "../support/sessions.js";
+import { tempDir } from "../support/tmp.js";
+
+function host(t: Parameters<typeof tempDir>[0], script: Script = DEMO_SCRIPT) {
+  const home = tempDir(t, "pith-host-home-");
+  const h = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), script, env: { PITH_HOME: home }, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 } });
+  t.after(() => h.shutdown());
+  const cwd = tempDir(t, "pith-host-cwd-");
+  for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
+  return { h, cwd };
+}
+
+async function expectHostError(p: Promise<unknown> | (() => unknown), code: number): Promise<void> {
+  try {
+    await (typeof p === "function" ? p() : p);
+  } catch (err) {
+    assert.ok(err instanceof HostError, String(err));
+    assert.equal(err.code, code, err.message);
+    return;
+  }
+  assert.fail(`expected error ${code}`);
+}
+
+test("the demo run: tools, then an automatic compaction inside the run, agent_end last", async (t) => {
+  const { h, cwd } = host(t);
+  const s = h.create({ cwd });
+  const events: SessionEvent[] = [];
+  s.subscribe((e) => events.push(e));
+  const { runId } = await s.prompt({ text: "Tidy up the notes" });
+  assert.ok(s.isRunning);
+  await expectHostError(s.prompt({ text: "again" }), ErrorCode.SessionBusy);
+  await expectHostError(s.compact(), ErrorCode.SessionBusy);
+  await s.idle();
+  const types = events.map((e) => e.type);
+  assert.equal(types[0], "agent_start");
+  assert.equal(types.at(-1), "agent_end");
+  assert.ok(events.every((e, i) => e.seq === (events[0].seq as number) + i), "seq increases by one");
+  const start = types.indexOf("compaction_start");
+  const end = types.indexOf("compaction_end");
+  assert.ok(start > 0 && end > start && end < types.length - 1, `compaction inside the run: ${types.join(",")}`);
+  const compactionEnd = events[end];
+  assert.equal(compactionEnd.reason, "threshold");
+  assert.equal(compactionEnd.aborted, false);
+  assert.match(String((compactionEnd.fallback as { reason: string }).reason), /scripted provider writes no summaries/);
+  const agentEnd = events.at(-1)!;
+  assert.equal(agentEnd.runId, runId);
+  assert.equal(agentEnd.stopReason, "stop");
+  const state = s.getState();
+  assert.equal(state.isRunning, false);
+  assert.ok(state.contextTokens < state.contextWindow - 16384, `after compaction: ${state.contextTokens}`);
+  const msgs = s.getMessages().messages;
+  assert.equal(msgs[0].role, "compactionSummary");
+  assert.deepEqual(orphans(msgs.slice(1)), []);
+
+  // the second prompt carries on after the compaction
+  events.length = 0;
+  await s.prompt({ text: "Check again" });
+  await s.idle();
+  assert.equal(events.at(-1)!.type, "agent_end");
+  assert.equal(events.at(-1)!.stopReason, "stop");
+});
+
+test("manual compaction with instructions; nothing to compact is -32012", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ text: "short" }] });
+  const s = h.create({ cwd });
+  await expectHostError(s.compact(), ErrorCode.NothingToCompact);
+  s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
+  s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
+  const events: SessionEvent[] = [];
+  s.subscribe((e) => events.push(e));
+  const result = await s.compact("focus on x");
+  assert.ok(result.tokensAfter < result.tokensBefore);
+  assert.deepEqual(events.map((e) => e.type), ["compaction_start", "compaction_end", "usage_update"]);
+  assert.equal(events[0].reason, "manual");
+  assert.equal(s.getMessages().messages[0].role, "compactionSummary");
+});
+
+test("auto-compaction can be turned off, and that survives reopening", async (t) => {
+  const { h, cwd } = host(t);
+  const s = h.create({ cwd });
+  assert.equal(s.getState().autoCompactionEnabled, true);
+  s.setAutoCompaction(false);
+  const file = s.file.file;
+  await h.close(s.id);
+  const again = h.open({ sessionFile: file });
+  assert.equal(again.getState().autoCompactionEnabled, false);
+  const events: SessionEvent[] = [];
+  again.subscribe((e) => events.push(e));
+  await again.prompt({ text: "go" });
+  await again.idle();
+  assert.ok(!events.some((e) => e.type === "compaction_start"));
+});
+
+test("transient errors are retried with backoff and events; a second overflow is an error event", async (t) => {
+  const { h, cwd } = host(t, {
+    turns: [
+      { error: { errorClass: "transient", message: "overloaded", status: 529, retryAfterMs: 20 } },
+      { error: { errorClass: "transient", message: "overloaded", status: 529 } },
+      { text: "third time lucky" },
+      { error: { errorClass: "auth", message: "bad key", status: 401 } },
+    ],
+  });
+  const s = h.create({ cwd });
+  const events: SessionEvent[] = [];
+  s.subscribe((e) => events.push(e));
+  await s.prompt({ text: "hi" });
+  await s.idle();
+  const retries = events.filter((e) => e.type === "retry_start");
+  assert.deepEqual(retries.map((e) => [e.attempt, e.delayMs]), [[1, 20], [2, 20]]);
+  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.deepEqual(s.getMessages().messages.map((m) => m.role), ["user", "assistant"]);
+
+  events.length = 0;
+  await s.prompt({ text: "again" });
+  await s.idle();
+  const error = events.find((e) => e.type === "error")!;
+  assert.equal(error.code, ErrorCode.ProviderError);
+  assert.deepEqual(error.data, { class: "auth", status: 401, retryable: false });
+  assert.equal(events.at(-1)!.type, "agent_end");
+  assert.equal(events.at(-1)!.stopReason, "error");
+});
+
+test("navigateTree: a user message goes back to the editor; summarize writes a branch summary", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ text: "one" }, { text: "two" }], loop: true });
+  const s = h.create({ cwd });
+  await s.prompt({ text: "first question" });
+  await s.idle();
+  await s.prompt({ text: "second question" });
+  await s.idle();
+  const [u1, a1, u2] = s.getMessages().messages.length ? s.file.branchPath() : [];
+  const back = await s.navigateTree(u2.id);
+  assert.equal(back.leafId, a1.id);
+  assert.equal(back.editorText, "second question");
+  await expectHostError(s.navigateTree("nope"), ErrorCode.EntryNotFound);
+
+  await s.prompt({ text: "another way" });
+  await s.idle();
+  const events: SessionEvent[] = [];
+  s.subscribe((e) => events.push(e));
+  const moved = await s.navigateTree(a1.id, true);
+  assert.ok(moved.branchSummaryEntryId);
+  assert.equal(moved.leafId, moved.branchSummaryEntryId);
+  assert.deepEqual(events.map((e) => e.type), ["branch_summary_start", "branch_summary_end"]);
+  assert.equal(s.getMessages().messages.at(-1)!.role, "branchSummary");
+  assert.equal(u1.type, "message");
+});
+
+test("permission modes: readonly refuses writes; ask with no client that can answer denies", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }, { name: "read", arguments: { path: "notes.md" } }] }, { text: "ok" }] });
+  const s = h.create({ cwd });
+  s.permissionMode = "readonly";
+  await s.prompt({ text: "write" });
+  await s.idle();
+  const results = s.getMessages().messages.filter((m) => m.role === "toolResult");
+  assert.equal(results[0].role === "toolResult" && results[0].isError, true);
+  assert.match(JSON.stringify(results[0]), /read-only/);
+  assert.equal(results[1].role === "toolResult" && results[1].isError, false);
+});
+
+test("a session is reopened from its file by id; unknown ids are -32010", async (t) => {
+  const { h, cwd } = host(t);
+  const s = h.create({ cwd, name: "demo" });
+  const id = s.id;
+  await h.close(id);
+  await expectHostError(() => h.get(id), ErrorCode.SessionNotFound);
+  const again = h.open({ sessionId: id });
+  assert.equal(again.getState().name, "demo");
+  await expectHostError(() => h.open({ sessionId: "0000" }), ErrorCode.SessionNotFound);
+  const fork = h.fork(id, again.file.entries()[0].id);
+  assert.notEqual(fork.id, id);
+  await h.delete(fork.id);
+  assert.equal(h.list().some((x) => x.id === fork.id), false);
+  assert.ok(SessionFile.open(again.file.file, { readOnly: true }).entryCount >= 1);
+});
