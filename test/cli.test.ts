@@ -305,7 +305,7 @@ function staleDist(): string[] {
   return readdirSync(src, { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
     .filter((f) => {
-      const out = join(repoRoot, "dist", f.replace(/\.ts$/, ".js"));
+      const out = join(repoRoot, "dist", "src", f.replace(/\.ts$/, ".js"));
       return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
     });
 }

@@ -2,12 +2,20 @@
 // for now it offers a few commands over the session store.
 import { createLogger } from "../log/logger.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions } from "../session/index.js";
+import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
+import { runJsonMode } from "./json-mode.js";
 import { formatContext, formatTree } from "./format.js";
 
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
 usage:
+  pith serve [--host H] [--port P] [--token T] [--allow-origin O]... [--stdio]
+                             the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
+                             JSON-RPC on stdin/stdout, sharing the sessions
+  pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
+  pith --mode json [--session FILE | --continue] [--model ID] "prompt"
+                             run one prompt headless; every event is a JSON line on stdout
   pith demo                  create a session under $PITH_HOME, branch it, show its tree and context
   pith tree <file>           print a session file's tree (branches, labels, the active leaf)
   pith context <file>        print the messages the model sees for the active leaf
@@ -16,27 +24,30 @@ usage:
 
 Files are opened read-only by tree and context: old formats are migrated in memory only.
 Options: --json (tree, context, list: machine-readable output), --log-level <level> (stderr)
-Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL`;
+Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo)`;
 
 interface Parsed {
   positional: string[];
   flags: Map<string, string | true>;
+  origins: string[];
 }
 
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
-  const valued = new Set(["--cwd", "--log-level"]);
+  const origins: string[] = [];
+  const valued = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
       const eq = a.indexOf("=");
-      if (eq > 0) flags.set(a.slice(0, eq), a.slice(eq + 1));
-      else if (valued.has(a)) flags.set(a, argv[++i] ?? "");
-      else flags.set(a, true);
+      const [name, value]: [string, string | true] = eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, valued.has(a) ? (argv[++i] ?? "") : true];
+      if (name === "--allow-origin") origins.push(String(value));
+      else flags.set(name, value);
     } else positional.push(a);
   }
-  return { positional, flags };
+  return { positional, flags, origins };
 }
 
 function usageError(message: string): number {
@@ -45,7 +56,7 @@ function usageError(message: string): number {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
+  const { positional, flags, origins } = parseArgs(argv);
   const log = createLogger(typeof flags.get("--log-level") === "string" ? (flags.get("--log-level") as string) : undefined);
   const json = flags.has("--json");
   if (flags.has("--help") || positional[0] === "help") {
@@ -56,7 +67,17 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write("pith 0.1.0\n");
     return 0;
   }
+  const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
+  const mode = str("--mode");
+  if (mode === "rpc") return runDaemon({ log, stdio: true });
+  if (mode === "json") return runJsonMode({ log, prompt: positional.join(" "), session: str("--session"), continueLast: flags.has("--continue"), model: str("--model") });
+  if (mode !== undefined) return usageError(`unknown mode: ${mode} (rpc or json)`);
   const [command, ...rest] = positional;
+  if (command === "serve") {
+    const port = Number(str("--port") ?? 7777);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
+    return runDaemon({ log, stdio: flags.has("--stdio"), serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
+  }
   try {
     switch (command) {
       case undefined:

@@ -50,7 +50,7 @@ export const store: { via: "compiled" | "tsx" | "dist"; url: string } =
   process.env.PITH_TEST_STORE === "tsx"
     ? { via: "tsx", url: pathToFileURL(join(repoRoot, "src", "session", "index.ts")).href }
     : process.env.PITH_TEST_STORE === "dist"
-      ? { via: "dist", url: pathToFileURL(join(repoRoot, "dist", "session", "index.js")).href }
+      ? { via: "dist", url: pathToFileURL(join(repoRoot, "dist", "src", "session", "index.js")).href }
       : await compileStore();
 
 export interface Exit {

@@ -1,0 +1,150 @@
+// Server -> client notifications. The notification's method is the event name; its params are
+// the event. Every event belongs to a session and carries `sessionId` and `seq` (1, 2, 3, ... per
+// live session, no gaps: a client that sees a jump missed events and can subscribe {afterSeq}).
+import { z } from "zod";
+import {
+  AgentMessage,
+  AssistantMessage,
+  CompactionReason,
+  CompactionResult,
+  ErrorClass,
+  Id,
+  ToolResultMessage,
+  Usage,
+  UserContentBlock,
+} from "./messages.js";
+
+const Seq = z.int().positive();
+
+/** The fields every session event carries, spread into each event's params. */
+const base = { sessionId: Id, seq: Seq };
+
+/** How a run ended. */
+export const RunStopReason = z.enum(["stop", "length", "aborted", "error", "max_turns"]);
+
+/** Why a run (or a retried call) failed. */
+export const RunError = z.object({
+  message: z.string(),
+  errorClass: ErrorClass.optional(),
+  /** HTTP status, when there was one */
+  status: z.int().optional(),
+});
+
+/** A tool's output so far (tool_execution_update) */
+export const ToolOutput = z.looseObject({
+  content: z.array(UserContentBlock),
+  details: z.unknown().optional(),
+});
+
+export const MessageDelta = z.object({
+  type: z.enum(["text", "thinking", "toolcall_start", "toolcall_delta", "toolcall_end"]),
+  contentIndex: z.int().nonnegative(),
+  /** appended text (text, thinking, toolcall_delta: a piece of the arguments' JSON) */
+  text: z.string().optional(),
+  toolCallId: z.string().optional(),
+  toolName: z.string().optional(),
+});
+
+export const events = {
+  /** a run began (the prompt's runId) */
+  agent_start: z.object({ ...base, runId: Id }),
+  /** one model call begins; turn counts from 1 within the run */
+  turn_start: z.object({ ...base, runId: Id, turn: z.int().positive() }),
+  /** a message begins: the user's prompt, the model's reply (empty so far), a tool result, a user bash command */
+  message_start: z.object({
+    ...base,
+    /** absent for messages outside a run (the bash method) */
+    runId: Id.optional(),
+    message: AgentMessage,
+  }),
+  /** the model's reply so far, with what changed */
+  message_update: z.object({ ...base, runId: Id, message: AssistantMessage, delta: MessageDelta }),
+  /** a message is complete and stored */
+  message_end: z.object({
+    ...base,
+    /** absent for messages outside a run (the bash method) */
+    runId: Id.optional(),
+    message: AgentMessage,
+    /** the entry it was stored as; absent for a failed attempt that will be retried (not stored) */
+    entryId: Id.optional(),
+    willRetry: z.boolean().optional(),
+  }),
+  tool_execution_start: z.object({ ...base, runId: Id, toolCallId: z.string(), toolName: z.string(), args: z.record(z.string(), z.unknown()) }),
+  tool_execution_update: z.object({ ...base, runId: Id, toolCallId: z.string(), toolName: z.string(), partial: ToolOutput }),
+  tool_execution_end: z.object({
+    ...base,
+    runId: Id,
+    toolCallId: z.string(),
+    toolName: z.string(),
+    result: ToolResultMessage,
+    isError: z.boolean(),
+    entryId: Id,
+  }),
+  /** one model call and its tool calls are done */
+  turn_end: z.object({ ...base, runId: Id, turn: z.int().positive(), message: AssistantMessage, usage: Usage }),
+  /** the run is over; usage sums the run's model calls */
+  agent_end: z.object({ ...base, runId: Id, stopReason: RunStopReason, error: RunError.optional(), usage: Usage }),
+  compaction_start: z.object({ ...base, reason: CompactionReason, tokensBefore: z.number() }),
+  compaction_end: z.object({
+    ...base,
+    reason: CompactionReason,
+    /** present when the compaction was stored */
+    result: CompactionResult.optional(),
+    aborted: z.boolean(),
+    /** an overflow compaction succeeded and the failed model call is retried */
+    willRetry: z.boolean(),
+    /** the extractive fallback summary was used, with why */
+    fallback: z.object({ reason: z.string() }).optional(),
+    /** the compaction failed (not aborted): why */
+    error: z.string().optional(),
+  }),
+  /** navigateTree {summarize: true} started summarizing the branch being left */
+  branch_summary_start: z.object({ ...base, targetId: Id, fromId: Id.nullable() }),
+  branch_summary_end: z.object({
+    ...base,
+    aborted: z.boolean(),
+    /** the branch_summary entry, when stored */
+    entryId: Id.optional(),
+    summary: z.string().optional(),
+    fallback: z.object({ reason: z.string() }).optional(),
+    error: z.string().optional(),
+  }),
+  /** a transient provider error: waiting delayMs before attempt `attempt` of maxAttempts */
+  retry_start: z.object({
+    ...base,
+    attempt: z.int().positive(),
+    maxAttempts: z.int().positive(),
+    delayMs: z.int().nonnegative(),
+    error: RunError,
+  }),
+  /** the wait is over: the call is retried, or (aborted) the run stops */
+  retry_end: z.object({ ...base, attempt: z.int().positive(), aborted: z.boolean() }),
+  /** the context's size changed (after a turn, a compaction) */
+  usage_update: z.object({ ...base, contextTokens: z.number().nonnegative(), contextWindow: z.int().nonnegative() }),
+  /** something went wrong outside any request: a failed run (-32014), a skipped automatic compaction (-32017) */
+  error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),
+} as const;
+
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventParams<E extends EventName> = z.output<Events[E]>;
+
+/** Any event, tagged with its name: a line of `pith --mode json` (after the session header line). */
+export type EventLine = { [E in EventName]: { type: E } & EventParams<E> }[EventName];
+
+export const EVENT_NAMES = Object.keys(events) as EventName[];
+
+export function isEventName(name: string): name is EventName {
+  return Object.prototype.hasOwnProperty.call(events, name);
+}
+
+/** Schema of a `pith --mode json` event line: the params plus `type`. */
+export const EventLine = z.discriminatedUnion(
+  "type",
+  EVENT_NAMES.map((name) => events[name].extend({ type: z.literal(name) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+) as unknown as z.ZodType<EventLine>;
+
+export type RunStopReason = z.infer<typeof RunStopReason>;
+export type RunError = z.infer<typeof RunError>;
+export type ToolOutput = z.infer<typeof ToolOutput>;
+export type MessageDelta = z.infer<typeof MessageDelta>;

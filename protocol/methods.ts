@@ -1,0 +1,475 @@
+// Client -> server methods: params (checked strictly: wrong types, missing keys and unknown keys
+// are -32602) and results. Params are always by name (an object); absent params mean {}.
+import { z } from "zod";
+import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./version.js";
+import {
+  AgentMessage,
+  CompactionResult,
+  Id,
+  ImageInput,
+  PermissionMode,
+  ThinkingLevel,
+} from "./messages.js";
+
+// -- shared pieces --
+
+const SessionRef = { sessionId: Id };
+const NonNegInt = z.int().nonnegative();
+
+/** Hooks a client can serve (server -> client requests other than requestPermission). */
+export const HookName = z.enum(["beforeCompact"]);
+
+export const ClientCapabilities = z.strictObject({
+  /** the client can answer requestPermission */
+  permissions: z.boolean().default(false),
+  /** hooks the client serves */
+  hooks: z.array(HookName).default([]),
+});
+
+export const ServerCapabilities = z.object({
+  /** the server will send requestPermission to this client (it said it can answer) */
+  permissions: z.boolean(),
+  /** hooks the server will call on this client */
+  hooks: z.array(HookName),
+  /** events kept per session for subscribe {afterSeq} (an upper bound: a size limit may keep fewer) */
+  replayBufferSize: NonNegInt,
+});
+
+export const ModelSummary = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  provider: z.string(),
+  contextWindow: NonNegInt,
+  maxOutputTokens: NonNegInt,
+});
+
+/** getState's result; also `state` in createSession / openSession / forkSession results. */
+export const SessionState = z.object({
+  sessionId: Id,
+  sessionFile: z.string(),
+  cwd: z.string(),
+  name: z.string().optional(),
+  model: z.object({
+    id: z.string(),
+    contextWindow: NonNegInt,
+    provider: z.string().optional(),
+    name: z.string().optional(),
+  }),
+  thinkingLevel: ThinkingLevel.optional(),
+  permissionMode: PermissionMode.optional(),
+  isRunning: z.boolean(),
+  isCompacting: z.boolean(),
+  autoCompactionEnabled: z.boolean(),
+  /** the entry new messages attach to; null for an empty session */
+  leafId: Id.nullable(),
+  /** messages in the context (what getMessages returns) */
+  messageCount: NonNegInt,
+  /** the context's size in tokens: the last usage report plus estimates after it */
+  contextTokens: z.number().nonnegative(),
+  contextWindow: NonNegInt,
+  /** prompts queued while a run is in progress */
+  pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
+});
+
+/** createSession / openSession / forkSession result. */
+export const SessionOpened = z.object({
+  sessionId: Id,
+  sessionFile: z.string(),
+  state: SessionState,
+});
+
+export const SessionSummary = z.object({
+  id: Id,
+  file: z.string(),
+  cwd: z.string(),
+  name: z.string().optional(),
+  /** the session this one was forked from (its file) */
+  parentSession: z.string().optional(),
+  /** header timestamp, ISO 8601 */
+  created: z.string(),
+  /** latest entry's timestamp, ISO 8601 */
+  modified: z.string(),
+  messageCount: NonNegInt,
+  /** text of the first user message, or "" */
+  firstMessage: z.string(),
+});
+
+export const TreeNode = z.object({
+  id: Id,
+  parentId: Id.nullable(),
+  /** the entry type: message, compaction, branch_summary, model_change, ... */
+  type: z.string(),
+  /** ISO 8601 */
+  timestamp: z.string(),
+  /** message role, for message entries */
+  role: z.string().optional(),
+  preview: z.string(),
+  label: z.string().optional(),
+  /** nesting level for display: 0 for roots, one more below each fork */
+  depth: NonNegInt,
+});
+
+const nullableKey = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+/** Settings (the user's settings.json), as getSettings / updateSettings return them. */
+export const Settings = z.object({
+  model: z.string().optional(),
+  thinkingLevel: ThinkingLevel.optional(),
+  systemPrompt: z.string().optional(),
+  appendSystemPrompt: z.string().optional(),
+  compaction: z
+    .object({
+      enabled: z.boolean(),
+      reserveTokens: z.int().positive(),
+      keepRecentTokens: z.int().positive(),
+      model: z.string(),
+      minSavingsFraction: z.number().min(0).max(1),
+      userMessagesFraction: z.number().min(0).max(1),
+      maxBlockChars: z.int().positive(),
+      summaryTimeoutMs: z.int().positive(),
+      prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
+    })
+    .partial()
+    .optional(),
+  models: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string().optional(),
+        contextWindow: z.int().positive().optional(),
+        maxOutputTokens: z.int().positive().optional(),
+        pricing: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
+        thinking: z.enum(["adaptive", "budget", "none"]).optional(),
+      }),
+    )
+    .optional(),
+  allowOutsideCwd: z.boolean().optional(),
+  maxTurns: z.int().positive().optional(),
+});
+
+/**
+ * updateSettings' patch: a JSON merge patch (RFC 7386) over the user's settings. Objects merge
+ * key by key, null removes a key, anything else (arrays included) replaces. Strict at every
+ * level so a misspelt key is -32602.
+ */
+export const SettingsPatch = z.strictObject({
+  model: nullableKey(z.string().min(1)),
+  thinkingLevel: nullableKey(ThinkingLevel),
+  systemPrompt: nullableKey(z.string()),
+  appendSystemPrompt: nullableKey(z.string()),
+  compaction: nullableKey(
+    z.strictObject({
+      enabled: nullableKey(z.boolean()),
+      reserveTokens: nullableKey(z.int().positive()),
+      keepRecentTokens: nullableKey(z.int().positive()),
+      model: nullableKey(z.string().min(1)),
+      minSavingsFraction: nullableKey(z.number().min(0).max(1)),
+      userMessagesFraction: nullableKey(z.number().min(0).max(1)),
+      maxBlockChars: nullableKey(z.int().positive()),
+      summaryTimeoutMs: nullableKey(z.int().positive()),
+      prune: nullableKey(
+        z.strictObject({
+          enabled: nullableKey(z.boolean()),
+          keepToolTokens: nullableKey(NonNegInt),
+          minPruneTokens: nullableKey(NonNegInt),
+        }),
+      ),
+    }),
+  ),
+  models: nullableKey(
+    z.array(
+      z.strictObject({
+        id: z.string().min(1),
+        name: z.string().optional(),
+        contextWindow: z.int().positive().optional(),
+        maxOutputTokens: z.int().positive().optional(),
+        pricing: z.strictObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
+        thinking: z.enum(["adaptive", "budget", "none"]).optional(),
+      }),
+    ),
+  ),
+  allowOutsideCwd: nullableKey(z.boolean()),
+  maxTurns: nullableKey(z.int().positive()),
+});
+
+// -- the methods --
+
+const initialize = {
+  params: z.strictObject({
+    protocolVersion: z.int().refine((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v), {
+      message: `unsupported protocol version; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
+    }),
+    clientInfo: z.strictObject({ name: z.string().min(1), version: z.string().optional() }),
+    capabilities: ClientCapabilities.default({ permissions: false, hooks: [] }),
+  }),
+  result: z.object({
+    protocolVersion: z.literal(PROTOCOL_VERSION),
+    serverInfo: z.object({ name: z.string(), version: z.string() }),
+    capabilities: ServerCapabilities,
+  }),
+};
+
+const createSession = {
+  params: z.strictObject({
+    /** working directory of the session (default: the daemon's); relative paths resolve against the daemon's */
+    cwd: z.string().min(1).optional(),
+    /** model id (default: the settings' model) */
+    model: z.string().min(1).optional(),
+    name: z.string().optional(),
+  }),
+  result: SessionOpened,
+};
+
+const openSession = {
+  params: z.union([z.strictObject({ sessionFile: z.string().min(1) }), z.strictObject({ sessionId: Id })], {
+    error: "expected exactly one of sessionFile, sessionId",
+  }),
+  result: SessionOpened,
+};
+
+const listSessions = {
+  params: z.strictObject({
+    /** only sessions of this working directory (default: every session) */
+    cwd: z.string().min(1).optional(),
+  }),
+  /** newest `modified` first */
+  result: z.object({ sessions: z.array(SessionSummary) }),
+};
+
+const closeSession = {
+  params: z.strictObject(SessionRef),
+  result: z.object({ closed: z.boolean() }),
+};
+
+const forkSession = {
+  params: z.strictObject({ ...SessionRef, entryId: Id }),
+  result: SessionOpened,
+};
+
+const subscribe = {
+  params: z.strictObject({
+    ...SessionRef,
+    /** replay the buffered events with seq > afterSeq before live ones */
+    afterSeq: NonNegInt.optional(),
+  }),
+  result: z.object({
+    subscribed: z.literal(true),
+    /** events replayed (sent before this response) */
+    replayed: NonNegInt,
+    /** true: some events after afterSeq are no longer buffered; nothing was replayed, refetch state */
+    gap: z.boolean().optional(),
+    /** seq of the session's latest event when the subscription took effect (0: none yet) */
+    lastSeq: NonNegInt,
+  }),
+};
+
+const unsubscribe = {
+  params: z.strictObject(SessionRef),
+  result: z.object({ unsubscribed: z.boolean() }),
+};
+
+const getState = {
+  params: z.strictObject(SessionRef),
+  result: SessionState,
+};
+
+const getMessages = {
+  params: z.strictObject(SessionRef),
+  /** the context: what the model sees next, from the root (or latest compaction summary) to the leaf */
+  result: z.object({ messages: z.array(AgentMessage) }),
+};
+
+const getTree = {
+  params: z.strictObject(SessionRef),
+  /** every entry, depth first, children by timestamp */
+  result: z.object({ leafId: Id.nullable(), entries: z.array(TreeNode) }),
+};
+
+const prompt = {
+  params: z.strictObject({
+    ...SessionRef,
+    text: z.string().min(1),
+    images: z.array(ImageInput).optional(),
+    /** while a run is in progress: steer (after the running tool) or followUp (when the run would stop) */
+    delivery: z.enum(["steer", "followUp"]).optional(),
+  }),
+  /** the run that started, or the run the queued prompt was handed to */
+  result: z.object({ runId: Id }),
+};
+
+const abort = {
+  params: z.strictObject(SessionRef),
+  /** false: nothing was in progress */
+  result: z.object({ aborted: z.boolean() }),
+};
+
+const compact = {
+  params: z.strictObject({
+    ...SessionRef,
+    /** what the summary should focus on */
+    instructions: z.string().optional(),
+  }),
+  result: CompactionResult,
+};
+
+const setAutoCompactionEnabled = {
+  params: z.strictObject({ ...SessionRef, enabled: z.boolean() }),
+  result: z.object({ enabled: z.boolean() }),
+};
+
+const navigateTree = {
+  params: z.strictObject({
+    ...SessionRef,
+    targetId: Id,
+    /** summarize the branch being left into a branch_summary entry */
+    summarize: z.boolean().default(false),
+    /** focus for that summary */
+    instructions: z.string().optional(),
+  }),
+  result: z.object({
+    /** the new leaf (a user message target moves the leaf to its parent; null: before the first entry) */
+    leafId: Id.nullable(),
+    branchSummaryEntryId: Id.optional(),
+    /** a user message target's text, for the client to put back in its editor */
+    editorText: z.string().optional(),
+  }),
+};
+
+const setModel = {
+  params: z.strictObject({ ...SessionRef, model: z.string().min(1) }),
+  result: z.object({ model: z.object({ id: z.string(), contextWindow: NonNegInt, provider: z.string().optional(), name: z.string().optional() }) }),
+};
+
+const setThinkingLevel = {
+  params: z.strictObject({ ...SessionRef, level: ThinkingLevel }),
+  result: z.object({ level: ThinkingLevel }),
+};
+
+const listModels = {
+  params: z.strictObject({}),
+  result: z.object({ models: z.array(ModelSummary) }),
+};
+
+const getSettings = {
+  params: z.strictObject({}),
+  result: z.object({ settings: Settings }),
+};
+
+const updateSettings = {
+  params: z.strictObject({ patch: SettingsPatch }),
+  /** the settings after the patch */
+  result: z.object({ settings: Settings }),
+};
+
+const setSessionName = {
+  params: z.strictObject({ ...SessionRef, name: z.string() }),
+  /** the name as stored (trimmed) */
+  result: z.object({ name: z.string() }),
+};
+
+const setLabel = {
+  params: z.strictObject({
+    ...SessionRef,
+    entryId: Id,
+    /** absent or "" clears the label */
+    label: z.string().optional(),
+  }),
+  /** label absent: cleared */
+  result: z.object({ entryId: Id, label: z.string().optional() }),
+};
+
+const deleteSession = {
+  params: z.strictObject(SessionRef),
+  /** the file that was removed */
+  result: z.object({ deleted: z.string() }),
+};
+
+const getSessionStats = {
+  params: z.strictObject(SessionRef),
+  /** over every message entry in the file (all branches) */
+  result: z.object({
+    sessionId: Id,
+    /** message entries per role */
+    messages: z.record(z.string(), NonNegInt),
+    totalMessages: NonNegInt,
+    toolCalls: NonNegInt,
+    tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), total: z.number() }),
+    /** USD */
+    cost: z.number(),
+  }),
+};
+
+const bash = {
+  params: z.strictObject({ ...SessionRef, command: z.string().min(1) }),
+  result: z.object({
+    output: z.string(),
+    /** null when the process had no exit code (killed, cancelled, failed to start) */
+    exitCode: z.int().nullable(),
+    cancelled: z.boolean(),
+    truncated: z.boolean(),
+    /** the bashExecution entry it was stored as */
+    entryId: Id,
+  }),
+};
+
+const setPermissionMode = {
+  params: z.strictObject({ ...SessionRef, mode: PermissionMode }),
+  result: z.object({ mode: PermissionMode }),
+};
+
+/** Every method: name -> {params, result}. */
+export const methods = {
+  initialize,
+  createSession,
+  openSession,
+  listSessions,
+  closeSession,
+  forkSession,
+  subscribe,
+  unsubscribe,
+  getState,
+  getMessages,
+  getTree,
+  prompt,
+  abort,
+  compact,
+  setAutoCompactionEnabled,
+  navigateTree,
+  setModel,
+  setThinkingLevel,
+  listModels,
+  getSettings,
+  updateSettings,
+  setSessionName,
+  setLabel,
+  deleteSession,
+  getSessionStats,
+  bash,
+  setPermissionMode,
+} as const;
+
+export type Methods = typeof methods;
+export type MethodName = keyof Methods;
+/** What a client sends (defaults not yet applied). */
+export type ParamsOf<M extends MethodName> = z.input<Methods[M]["params"]>;
+/** What the server works with after validation (defaults applied). */
+export type ParsedParamsOf<M extends MethodName> = z.output<Methods[M]["params"]>;
+/** What the server answers. */
+export type ResultOf<M extends MethodName> = z.output<Methods[M]["result"]>;
+
+export const METHOD_NAMES = Object.keys(methods) as MethodName[];
+
+export function isMethodName(name: string): name is MethodName {
+  return Object.prototype.hasOwnProperty.call(methods, name);
+}
+
+export type ClientCapabilities = z.output<typeof ClientCapabilities>;
+export type ServerCapabilities = z.output<typeof ServerCapabilities>;
+export type ModelSummary = z.output<typeof ModelSummary>;
+export type SessionState = z.output<typeof SessionState>;
+export type SessionOpened = z.output<typeof SessionOpened>;
+export type SessionSummary = z.output<typeof SessionSummary>;
+export type TreeNode = z.output<typeof TreeNode>;
+export type Settings = z.output<typeof Settings>;
+export type SettingsPatch = z.input<typeof SettingsPatch>;
+export type HookName = z.output<typeof HookName>;

@@ -1,0 +1,65 @@
+// Server -> client requests: the server asks, the client answers. Sent only to a client that
+// declared it can answer (initialize capabilities). An answer that does not match the result
+// schema counts as the safe default: deny for requestPermission, default for beforeCompact.
+import { z } from "zod";
+import { AgentMessage, CompactionReason, FileLists, Id } from "./messages.js";
+
+const requestPermission = {
+  params: z.object({
+    sessionId: Id,
+    /** the run the call belongs to */
+    runId: Id.optional(),
+    toolCallId: z.string(),
+    toolName: z.string(),
+    args: z.record(z.string(), z.unknown()),
+  }),
+  /** allowAlways: allow this tool for the rest of the live session without asking again */
+  result: z.object({ outcome: z.enum(["allow", "allowAlways", "deny"]) }),
+};
+
+/** What a compaction is about to summarize, for a hook that writes the summary itself. */
+export const CompactionPreparation = z.object({
+  /** first entry kept verbatim after the summary */
+  firstKeptEntryId: Id,
+  tokensBefore: z.number(),
+  /** estimated tokens of the kept messages */
+  keptTokens: z.number(),
+  /** estimated context size afterwards with pith's own summary */
+  projectedTokensAfter: z.number(),
+  /** everything before the cut except the previous summary, oldest first */
+  historyMessages: z.array(AgentMessage),
+  /** the cut falls inside a turn: its beginning, summarized on its own */
+  isSplitTurn: z.boolean(),
+  turnPrefixMessages: z.array(AgentMessage),
+  /** the model-written part of the previous compaction's summary */
+  previousSummary: z.string().optional(),
+  fileLists: FileLists,
+  /** user messages pith would carry verbatim */
+  userMessages: z.array(z.string()),
+  /** the compact method's instructions */
+  instructions: z.string().optional(),
+});
+
+const beforeCompact = {
+  params: z.object({ sessionId: Id, reason: CompactionReason, preparation: CompactionPreparation }),
+  result: z.discriminatedUnion("action", [
+    /** let pith summarize */
+    z.object({ action: z.literal("default") }),
+    /** do not compact (a manual compact fails with -32016) */
+    z.object({ action: z.literal("cancel") }),
+    /** store this summary instead (as given, fromHook: true) */
+    z.object({ action: z.literal("replace"), summary: z.string().min(1), details: z.record(z.string(), z.unknown()).optional() }),
+  ]),
+};
+
+export const serverRequests = { requestPermission, beforeCompact } as const;
+
+export type ServerRequests = typeof serverRequests;
+export type ServerRequestName = keyof ServerRequests;
+export type ServerRequestParams<R extends ServerRequestName> = z.output<ServerRequests[R]["params"]>;
+/** What the client answers. */
+export type ServerRequestResult<R extends ServerRequestName> = z.input<ServerRequests[R]["result"]>;
+
+export const SERVER_REQUEST_NAMES = Object.keys(serverRequests) as ServerRequestName[];
+
+export type CompactionPreparation = z.infer<typeof CompactionPreparation>;

@@ -1,0 +1,128 @@
+// Writes protocol/schema.json: the JSON Schema of every method's params and result, every
+// event's params, the server requests and the error codes, generated from the zod schemas in
+// protocol/. Output is deterministic (keys sorted, 2-space indent, trailing newline).
+// Usage: npm run schema            (writes the file)
+//        npm run schema -- --check (exits 1 if the file on disk differs)
+//        --out FILE                (another path, for tests)
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import * as P from "../protocol/index.js";
+
+const DEFAULT_OUT = fileURLToPath(new URL("../protocol/schema.json", import.meta.url));
+
+// Shared schemas go to the document's $defs once and are referenced as #/$defs/<id>.
+const shared: Record<string, z.ZodType> = {
+  TextContent: P.TextContent,
+  ImageContent: P.ImageContent,
+  ThinkingContent: P.ThinkingContent,
+  ToolCall: P.ToolCall,
+  ImageInput: P.ImageInput,
+  Usage: P.Usage,
+  UserMessage: P.UserMessage,
+  AssistantMessage: P.AssistantMessage,
+  ToolResultMessage: P.ToolResultMessage,
+  BashExecutionMessage: P.BashExecutionMessage,
+  CustomMessage: P.CustomMessage,
+  BranchSummaryMessage: P.BranchSummaryMessage,
+  CompactionSummaryMessage: P.CompactionSummaryMessage,
+  AgentMessage: P.AgentMessage,
+  CompactionResult: P.CompactionResult,
+  SessionState: P.SessionState,
+  SessionOpened: P.SessionOpened,
+  RunError: P.RunError,
+  ErrorTree: P.ErrorTree,
+};
+const registry = z.registry<{ id: string }>();
+for (const [id, schema] of Object.entries(shared)) registry.add(schema, { id });
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const defs: Record<string, Json> = {};
+
+function canonical(value: Json): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+/** One schema, its $defs hoisted into the document's (a clash between io modes is an error). */
+function toSchema(schema: z.ZodType, io: "input" | "output"): Json {
+  const out = z.toJSONSchema(schema, { io, metadata: registry, unrepresentable: "throw" }) as { [key: string]: Json };
+  delete out.$schema;
+  const local = out.$defs as Record<string, Json> | undefined;
+  delete out.$defs;
+  for (const [id, def] of Object.entries(local ?? {})) {
+    if (id in defs && canonical(defs[id]) !== canonical(def)) throw new Error(`$defs/${id} differs between uses (${io}); give the variants separate ids`);
+    defs[id] = def;
+  }
+  return out;
+}
+
+function sortKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const out: { [key: string]: Json } = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
+  return out;
+}
+
+export function buildSchemaDocument(): Json {
+  const methods: Record<string, Json> = {};
+  for (const name of P.METHOD_NAMES) {
+    const m = P.methods[name];
+    // a client sends params (defaults may be omitted) and receives results
+    methods[name] = { params: toSchema(m.params, "input"), result: toSchema(m.result, "output") };
+  }
+  const events: Record<string, Json> = {};
+  for (const name of P.EVENT_NAMES) events[name] = { params: toSchema(P.events[name], "output") };
+  const serverRequests: Record<string, Json> = {};
+  for (const name of P.SERVER_REQUEST_NAMES) {
+    const r = P.serverRequests[name];
+    // the server sends params, the client answers with the result
+    serverRequests[name] = { params: toSchema(r.params, "output"), result: toSchema(r.result, "input") };
+  }
+  const errors: Record<string, Json> = {};
+  for (const name of Object.keys(P.ErrorCodes) as P.ErrorCodeName[]) {
+    const entry: { [key: string]: Json } = { code: P.ErrorCodes[name], description: P.ErrorDescriptions[name] };
+    const data = (P.ErrorData as Partial<Record<P.ErrorCodeName, z.ZodType>>)[name];
+    if (data) entry.data = toSchema(data, "output");
+    errors[name] = entry;
+  }
+  return sortKeys({
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "pith JSON-RPC protocol",
+    description: "Generated from protocol/*.ts by scripts/gen-schema.ts; do not edit. See protocol/PROTOCOL.md.",
+    protocolVersion: P.PROTOCOL_VERSION,
+    methods,
+    events,
+    serverRequests,
+    errors,
+    $defs: defs,
+  });
+}
+
+export function renderSchema(): string {
+  return `${JSON.stringify(buildSchemaDocument(), null, 2)}\n`;
+}
+
+function main(): void {
+  const at = process.argv.indexOf("--out");
+  const out = at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : DEFAULT_OUT;
+  const text = renderSchema();
+  if (process.argv.includes("--check")) {
+    let current: string | null = null;
+    try {
+      current = readFileSync(out, "utf8");
+    } catch {
+      current = null;
+    }
+    if (current !== text) {
+      console.error(`${out} is ${current === null ? "missing" : "stale"}: run \`npm run schema\` and commit the result`);
+      process.exit(1);
+    }
+    console.log(`${out} is up to date`);
+    return;
+  }
+  writeFileSync(out, text);
+  console.log(`wrote ${out} (${text.length} bytes)`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
