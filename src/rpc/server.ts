@@ -31,7 +31,8 @@ function rpcError(code: number, message: string, data?: unknown): JSONRPCErrorEx
 }
 
 export class RpcServer {
-  private readonly server = new JSONRPCServer<ConnState>();
+  // errors are logged here (internal ones) or are the client's (the rest): the library's console.error is noise
+  private readonly server = new JSONRPCServer<ConnState>({ errorListener: () => undefined });
   private readonly connections = new Set<ConnState>();
 
   constructor(
@@ -40,6 +41,8 @@ export class RpcServer {
     private readonly replayBufferSize = 5000,
   ) {
     this.server.mapErrorToJSONRPCErrorResponse = (id, error) => this.errorResponse(id, error);
+    this.server.handleMethodNotFound = async (request) =>
+      request.id === undefined ? null : { jsonrpc: "2.0", id: request.id, error: { code: ErrorCodes.MethodNotFound, message: `unknown method: ${request.method}` } };
     this.registerMethods();
     host.setPermissionAsker((session, call) => this.askPermission(session, call));
   }
@@ -80,10 +83,8 @@ export class RpcServer {
       return;
     }
     if (Array.isArray(payload)) {
-      if (payload.length === 0) return this.sendError(state, null, ErrorCodes.InvalidRequest, "an empty batch is not a valid request");
-      const responses = (await Promise.all(payload.map((p) => this.handleOne(state, p)))).filter((r): r is object => r !== null);
-      if (responses.length > 0) state.conn.send(JSON.stringify(responses));
-      return;
+      // version 1 of the protocol takes one message at a time (see PROTOCOL.md)
+      return this.sendError(state, null, ErrorCodes.InvalidRequest, "batches are not supported: send one JSON-RPC message per line or frame");
     }
     const response = await this.handleOne(state, payload);
     if (response) state.conn.send(JSON.stringify(response));
@@ -106,6 +107,9 @@ export class RpcServer {
       return { jsonrpc: "2.0", id: validId(m.id) ? m.id : null, error: { code: ErrorCodes.InvalidRequest, message: "invalid request: method must be a string, id a string, number or null, params an object or array" } };
     }
     const isNotification = !("id" in m);
+    if (state.initialized && m.method === "initialize") {
+      return isNotification ? null : { jsonrpc: "2.0", id: m.id, error: { code: ErrorCodes.InvalidRequest, message: "already initialized" } };
+    }
     if (!state.initialized && m.method !== "initialize") {
       return isNotification ? null : { jsonrpc: "2.0", id: m.id, error: { code: ErrorCodes.NotInitialized, message: "not initialized: call initialize first" } };
     }
