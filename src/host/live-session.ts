@@ -7,7 +7,7 @@ import { Agent, type AgentHooks } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { providerSummarizer } from "../agent/summarizer-port.js";
-import { appendCompaction, compact, compactionInputOf, contextTokens, fitToWindow, prepareBranchSummary, prepareCompaction, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionReason, type CompactionResult, type CompactionSettings } from "../compaction/index.js";
+import { appendCompaction, compact, compactionInputOf, contextTokens, estimateMessageTokens, fitToWindow, prepareBranchSummary, type CompactionPreparation, prepareCompaction, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionReason, type CompactionResult, type CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent, ToolCall } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
@@ -20,6 +20,17 @@ import { EventBuffer, type SessionEvent } from "./event-buffer.js";
 
 export type PermissionMode = "auto" | "ask" | "readonly";
 export type PermissionOutcome = "allow" | "allowAlways" | "deny";
+/** A stored compaction as methods and events report it. */
+export interface StoredCompaction {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  details: Record<string, unknown> | CompactionResult["details"];
+  fallback?: { reason: string };
+}
+
+export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
@@ -33,6 +44,8 @@ export interface LiveSessionDeps {
   maxTurns?: number;
   /** asks a subscribed client that can answer; resolves "deny" when none can */
   requestPermission(session: LiveSession, call: ToolCall): Promise<PermissionOutcome>;
+  /** a client's beforeCompact hook, when one declared it: cancel, replace or let pith summarize */
+  beforeCompact(session: LiveSession, reason: CompactionReason, preparation: CompactionPreparation & { instructions?: string }): Promise<BeforeCompactDecision>;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
@@ -329,7 +342,7 @@ export class LiveSession {
   }
 
   /** A manual compaction (the `compact` method). */
-  async compact(instructions?: string): Promise<CompactionResult> {
+  async compact(instructions?: string): Promise<StoredCompaction> {
     if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
     const controller = new AbortController();
     const result = await this.runCompaction("manual", controller.signal, instructions, controller);
@@ -339,48 +352,66 @@ export class LiveSession {
 
   /**
    * Prepares, summarizes and stores one compaction with its start / end events. Returns null
-   * when it was skipped or aborted (an automatic one that would free too little is reported as
-   * an `error` event with code -32017).
+   * when it was skipped or cancelled (an automatic one that would free too little is reported
+   * as an `error` event with code -32017).
    */
-  private async runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<CompactionResult | null> {
-    const controller = own ?? new AbortController();
-    const onOuter = () => controller.abort();
-    outer.addEventListener("abort", onOuter, { once: true });
+  private async runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
     const settings = this.compactionSettings;
     const prep = prepareCompaction(compactionInputOf(this.file), settings, reason);
     if (!prep.ok) {
-      outer.removeEventListener("abort", onOuter);
       if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, prep.message, { code: prep.code, tokensBefore: prep.tokensBefore });
       this.emit("error", { code: ErrorCode.CompactionSkipped, message: prep.message, data: { reason, code: prep.code, tokensBefore: prep.tokensBefore } });
       return null;
     }
+    const controller = own ?? new AbortController();
+    const onOuter = () => controller.abort();
+    outer.addEventListener("abort", onOuter, { once: true });
     this.compacting = controller;
     this.emit("compaction_start", { reason, tokensBefore: prep.preparation.tokensBefore });
-    const summarizerModel = settings.model ? this.deps.resolveModel(settings.model) : this.model;
+    let outcome: StoredCompaction | "cancelled";
     try {
-      const result = await compact(prep.preparation, {
-        port: providerSummarizer(this.deps.providerFor(summarizerModel), summarizerModel),
-        limits: { contextWindow: summarizerModel.contextWindow, maxOutputTokens: summarizerModel.maxOutputTokens },
-        settings,
-        signal: controller.signal,
-        instructions,
-      });
-      appendCompaction(this.file, result);
-      this.emit("compaction_end", { reason, result: { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details }, aborted: false, willRetry: reason === "overflow", fallback: result.fallback });
-      this.emitUsage();
-      return result;
+      outcome = await this.summarizeAndStore(reason, prep.preparation, settings, controller.signal, instructions);
     } catch (err) {
       const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
       this.emit("compaction_end", { reason, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
-      if (aborted) {
-        if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
-        throw new CompactionAbortedError();
-      }
-      throw err;
+      if (aborted && reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
+      throw aborted ? new CompactionAbortedError() : err;
     } finally {
       this.compacting = null;
       outer.removeEventListener("abort", onOuter);
     }
+    if (outcome === "cancelled") {
+      this.emit("compaction_end", { reason, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
+      if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
+      return null;
+    }
+    const { fallback, ...result } = outcome;
+    this.emit("compaction_end", { reason, result, aborted: false, willRetry: reason === "overflow", fallback });
+    this.emitUsage();
+    return outcome;
+  }
+
+  /** A client's beforeCompact hook decides first; then pith's summary, or the client's. */
+  private async summarizeAndStore(reason: CompactionReason, p: CompactionPreparation, settings: CompactionSettings, signal: AbortSignal, instructions?: string): Promise<StoredCompaction | "cancelled"> {
+    const decision = await this.deps.beforeCompact(this, reason, { ...p, instructions });
+    if (signal.aborted) throw new CompactionAbortedError();
+    if (decision.action === "cancel") return "cancelled";
+    if (decision.action === "replace") {
+      const details = decision.details ?? {};
+      this.file.append({ type: "compaction", summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details, fromHook: true });
+      const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary: decision.summary, tokensBefore: p.tokensBefore, timestamp: 0 }) + p.keptTokens;
+      return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter, details };
+    }
+    const summarizerModel = settings.model ? this.deps.resolveModel(settings.model) : this.model;
+    const result = await compact(p, {
+      port: providerSummarizer(this.deps.providerFor(summarizerModel), summarizerModel),
+      limits: { contextWindow: summarizerModel.contextWindow, maxOutputTokens: summarizerModel.maxOutputTokens },
+      settings,
+      signal,
+      instructions,
+    });
+    appendCompaction(this.file, result);
+    return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details, fallback: result.fallback };
   }
 
   setAutoCompaction(enabled: boolean): { enabled: boolean } {

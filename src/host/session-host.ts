@@ -16,7 +16,7 @@ import { listSessions, summarizeSessionFile, type SessionSummary } from "../sess
 import { SessionError } from "../session/errors.js";
 import { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./errors.js";
-import { LiveSession, type PermissionOutcome } from "./live-session.js";
+import { LiveSession, type LiveSessionDeps, type PermissionOutcome } from "./live-session.js";
 
 export interface HostOptions {
   sessionsDir: string;
@@ -34,6 +34,7 @@ export interface HostOptions {
 }
 
 export type PermissionAsker = (session: LiveSession, call: ToolCall) => Promise<PermissionOutcome>;
+export type BeforeCompactHandler = LiveSessionDeps["beforeCompact"];
 
 /** Maps store errors to the protocol's codes. */
 export function hostErrorOf(err: unknown): HostError | undefined {
@@ -52,6 +53,7 @@ export class SessionHost {
   readonly offline: boolean;
   private readonly anthropic?: AnthropicProvider;
   private permissionAsker: PermissionAsker = async () => "deny";
+  private beforeCompactHandler: BeforeCompactHandler = async () => ({ action: "default" });
   private idleTimer?: NodeJS.Timeout;
 
   constructor(private readonly options: HostOptions) {
@@ -68,6 +70,10 @@ export class SessionHost {
 
   setPermissionAsker(asker: PermissionAsker): void {
     this.permissionAsker = asker;
+  }
+
+  setBeforeCompactHandler(handler: BeforeCompactHandler): void {
+    this.beforeCompactHandler = handler;
   }
 
   private userSettings(cwd: string): Settings {
@@ -99,6 +105,7 @@ export class SessionHost {
       allowOutsideCwd: settings.allowOutsideCwd,
       maxTurns: settings.maxTurns,
       requestPermission: (s, call) => this.permissionAsker(s, call),
+      beforeCompact: (s, reason, preparation) => this.beforeCompactHandler(s, reason, preparation),
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
     });
     this.sessions.set(session.id, session);

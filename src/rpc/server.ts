@@ -4,10 +4,10 @@
 // requests to clients (requestPermission).
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Logger } from "pino";
-import { ErrorCodes, PROTOCOL_VERSION, isMethodName, parseParams, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
+import { ErrorCodes, PROTOCOL_VERSION, isMethodName, parseParams, serverRequests, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
 import type { SessionEvent } from "../host/event-buffer.js";
 import { HostError } from "../host/errors.js";
-import type { LiveSession, PermissionOutcome } from "../host/live-session.js";
+import type { BeforeCompactDecision, LiveSession, PermissionOutcome } from "../host/live-session.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ToolCall } from "../messages/types.js";
 import { settingsHandlers } from "./settings-methods.js";
@@ -15,6 +15,7 @@ import type { Connection } from "./transport.js";
 
 const SERVER_INFO = { name: "pith", version: "0.1.0" };
 const PERMISSION_TIMEOUT_MS = 120_000;
+const HOOK_TIMEOUT_MS = 30_000;
 
 interface ConnState {
   conn: Connection;
@@ -45,6 +46,7 @@ export class RpcServer {
       request.id === undefined ? null : { jsonrpc: "2.0", id: request.id, error: { code: ErrorCodes.MethodNotFound, message: `unknown method: ${request.method}` } };
     this.registerMethods();
     host.setPermissionAsker((session, call) => this.askPermission(session, call));
+    host.setBeforeCompactHandler((session, reason, preparation) => this.beforeCompact(session, reason, preparation));
   }
 
   private errorResponse(id: JSONRPCRequest["id"], error: unknown): JSONRPCResponse & { error: { code: number; message: string; data?: unknown } } {
@@ -153,7 +155,7 @@ export class RpcServer {
       return {
         protocolVersion: PROTOCOL_VERSION,
         serverInfo: SERVER_INFO,
-        capabilities: { permissions: p.capabilities.permissions, hooks: [], replayBufferSize: this.replayBufferSize },
+        capabilities: { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks, replayBufferSize: this.replayBufferSize },
       };
     });
     this.on("createSession", (p, state) => this.opened(state, host.create(p)));
@@ -180,8 +182,8 @@ export class RpcServer {
     this.on("prompt", (p) => host.get(p.sessionId).prompt(p));
     this.on("abort", (p) => host.get(p.sessionId).abort());
     this.on("compact", async (p) => {
-      const r = await host.get(p.sessionId).compact(p.instructions);
-      return { summary: r.summary, firstKeptEntryId: r.firstKeptEntryId, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, details: r.details };
+      const { fallback: _fallback, ...result } = await host.get(p.sessionId).compact(p.instructions);
+      return result;
     });
     this.on("setAutoCompactionEnabled", (p) => host.get(p.sessionId).setAutoCompaction(p.enabled));
     this.on("navigateTree", (p) => host.get(p.sessionId).navigateTree(p.targetId, p.summarize, p.instructions));
@@ -200,6 +202,22 @@ export class RpcServer {
       host.get(p.sessionId).permissionMode = p.mode;
       return { mode: p.mode };
     });
+  }
+
+  /** The first subscribed client serving the hook decides; none, an error, a bad answer or a timeout means "default". */
+  private async beforeCompact(session: LiveSession, reason: string, preparation: unknown): Promise<BeforeCompactDecision> {
+    for (const state of this.connections) {
+      if (!state.capabilities.hooks.includes("beforeCompact") || !state.subs.has(session.id)) continue;
+      try {
+        const answer = await state.peer.timeout(HOOK_TIMEOUT_MS).request("beforeCompact", { sessionId: session.id, reason, preparation }, undefined);
+        const parsed = serverRequests.beforeCompact.result.safeParse(answer);
+        return parsed.success ? (parsed.data as BeforeCompactDecision) : { action: "default" };
+      } catch (err) {
+        this.log.warn({ err, sessionId: session.id }, "beforeCompact failed; compacting as usual");
+        return { action: "default" };
+      }
+    }
+    return { action: "default" };
   }
 
   /** Asks the first subscribed client that can answer; no such client, an error or a timeout is a deny. */

@@ -185,3 +185,32 @@ test("a session is reopened from its file by id; unknown ids are -32010", async 
   assert.equal(h.list().some((x) => x.id === fork.id), false);
   assert.ok(SessionFile.open(again.file.file, { readOnly: true }).entryCount >= 1);
 });
+
+test("a client's beforeCompact hook can cancel or replace the summary; ask mode uses the permission asker", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "y.txt", content: "y" } }] }, { text: "done" }] });
+  const s = h.create({ cwd });
+  s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
+  s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
+  h.setBeforeCompactHandler(async () => ({ action: "cancel" }));
+  await expectHostError(s.compact(), ErrorCode.Aborted);
+  assert.notEqual(s.getMessages().messages[0].role, "compactionSummary", "nothing stored");
+  let seen: string | undefined;
+  h.setBeforeCompactHandler(async (_s, reason, prep) => {
+    seen = `${reason} ${prep.instructions} ${prep.historyMessages.length}`;
+    return { action: "replace", summary: "summary written by the client", details: { by: "client" } };
+  });
+  const result = await s.compact("be short");
+  assert.equal(seen, "manual be short 1");
+  assert.equal(result.summary, "summary written by the client");
+  const entry = s.file.entry(s.getMessages().messages.length ? s.file.buildContext().entryIds[0] : "")!;
+  assert.equal(entry.type === "compaction" && entry.fromHook, true);
+
+  const asked: string[] = [];
+  h.setPermissionAsker(async (_s, call) => (asked.push(call.name), "deny"));
+  s.permissionMode = "ask";
+  await s.prompt({ text: "write y" });
+  await s.idle();
+  assert.deepEqual(asked, ["write"]);
+  const last = s.getMessages().messages.filter((m) => m.role === "toolResult").at(-1)!;
+  assert.match(JSON.stringify(last), /denied/);
+});
