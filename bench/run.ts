@@ -2,12 +2,14 @@
 // bench/*.bench.ts module and list it here. BENCH_MB scales the session size (default 100).
 // `npm run bench -- compaction` runs only the named benches.
 import { runCompactionBench } from "./compaction.bench.js";
+import { runDaemonBench } from "./daemon.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
 const only = process.argv.slice(2);
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "store", run: () => runStoreBench() },
   { name: "compaction", run: () => runCompactionBench() },
+  { name: "daemon", run: () => runDaemonBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

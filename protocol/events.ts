@@ -57,8 +57,12 @@ export const events = {
     runId: Id.optional(),
     message: AgentMessage,
   }),
-  /** the model's reply so far, with what changed */
-  message_update: z.object({ ...base, runId: Id, message: AssistantMessage, delta: MessageDelta }),
+  /**
+   * what changed in the reply (the reply so far is message_start's message plus every delta;
+   * message_end carries it whole). Only the delta is sent: a long reply would otherwise cost
+   * time and bytes quadratic in its length.
+   */
+  message_update: z.object({ ...base, runId: Id, delta: MessageDelta }),
   /** a message is complete and stored */
   message_end: z.object({
     ...base,

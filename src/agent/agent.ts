@@ -269,7 +269,8 @@ export class Agent {
       })) {
         if (ev.type === "start") {
           started = true;
-          this.emit({ type: "message_start", runId, message: ev.partial });
+          // a copy: the partial message keeps growing, and events are kept for replay
+          this.emit({ type: "message_start", runId, message: structuredClone(ev.partial) });
         } else if (ev.type === "text_delta" || ev.type === "thinking_delta") {
           this.emit({ type: "message_update", runId, message: ev.partial, delta: { type: ev.type === "text_delta" ? "text" : "thinking", contentIndex: ev.contentIndex, text: ev.delta } });
         } else if (ev.type === "toolcall_start") {

@@ -8,8 +8,20 @@ export interface SessionEvent {
   [field: string]: unknown;
 }
 
+/** An event and its JSON-RPC notification text, serialized once for every subscriber. */
+export interface BufferedEvent {
+  event: SessionEvent;
+  wire: string;
+}
+
+/** The notification a client receives: method = event type, params = the rest. */
+function notification(event: SessionEvent): string {
+  const { type, ...params } = event;
+  return `{"jsonrpc":"2.0","method":${JSON.stringify(type)},"params":${JSON.stringify(params)}}`;
+}
+
 export class EventBuffer {
-  private events: { event: SessionEvent; bytes: number }[] = [];
+  private events: BufferedEvent[] = [];
   private bytes = 0;
   private nextSeq = 1;
 
@@ -18,17 +30,17 @@ export class EventBuffer {
     private readonly maxBytes = 16 << 20,
   ) {}
 
-  /** Numbers and keeps an event. */
-  push(event: Omit<SessionEvent, "seq">): SessionEvent {
+  /** Numbers, serializes and keeps an event. */
+  push(event: Omit<SessionEvent, "seq">): BufferedEvent {
     const numbered = { ...event, seq: this.nextSeq++ } as SessionEvent;
-    const size = JSON.stringify(numbered).length;
-    this.events.push({ event: numbered, bytes: size });
-    this.bytes += size;
+    const buffered = { event: numbered, wire: notification(numbered) };
+    this.events.push(buffered);
+    this.bytes += buffered.wire.length;
     while (this.events.length > this.maxEvents || (this.bytes > this.maxBytes && this.events.length > 1)) {
       const dropped = this.events.shift()!;
-      this.bytes -= dropped.bytes;
+      this.bytes -= dropped.wire.length;
     }
-    return numbered;
+    return buffered;
   }
 
   get lastSeq(): number {
@@ -36,10 +48,10 @@ export class EventBuffer {
   }
 
   /** Events after `afterSeq`, or null when some of them are no longer kept. */
-  since(afterSeq: number): SessionEvent[] | null {
+  since(afterSeq: number): BufferedEvent[] | null {
     if (afterSeq >= this.lastSeq) return [];
     const first = this.events[0]?.event.seq ?? this.nextSeq;
     if (afterSeq + 1 < first) return null;
-    return this.events.filter((e) => e.event.seq > afterSeq).map((e) => e.event);
+    return this.events.filter((e) => e.event.seq > afterSeq);
   }
 }

@@ -18,6 +18,9 @@ import { ToolError } from "../tools/types.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { EventBuffer, type SessionEvent } from "./event-buffer.js";
 
+/** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
+export type SessionListener = (event: SessionEvent, wire: string) => void;
+
 export type PermissionMode = "auto" | "ask" | "readonly";
 export type PermissionOutcome = "allow" | "allowAlways" | "deny";
 /** A stored compaction as methods and events report it. */
@@ -73,7 +76,7 @@ export class LiveSession {
   readonly file: SessionFile;
   private readonly deps: LiveSessionDeps;
   private readonly buffer = new EventBuffer();
-  private readonly listeners = new Set<(event: SessionEvent) => void>();
+  private readonly listeners = new Set<SessionListener>();
   private agent: Agent;
   private model: ModelInfo;
   private thinkingLevel: ThinkingLevel;
@@ -98,19 +101,19 @@ export class LiveSession {
 
   // -- events --
 
-  subscribe(listener: (event: SessionEvent) => void, afterSeq?: number): { replayed: number; gap: boolean; lastSeq: number } {
+  subscribe(listener: SessionListener, afterSeq?: number): { replayed: number; gap: boolean; lastSeq: number } {
     let replayed = 0;
     let gap = false;
     if (afterSeq !== undefined) {
       const missed = this.buffer.since(afterSeq);
       if (missed === null) gap = true;
-      else for (const e of missed) (listener(e), replayed++);
+      else for (const e of missed) (listener(e.event, e.wire), replayed++);
     }
     this.listeners.add(listener);
     return { replayed, gap, lastSeq: this.buffer.lastSeq };
   }
 
-  unsubscribe(listener: (event: SessionEvent) => void): void {
+  unsubscribe(listener: SessionListener): void {
     this.listeners.delete(listener);
   }
 
@@ -119,11 +122,11 @@ export class LiveSession {
   }
 
   emit(type: string, params: Record<string, unknown> = {}): SessionEvent {
-    const event = this.buffer.push({ ...params, type, sessionId: this.id });
+    const { event, wire } = this.buffer.push({ ...params, type, sessionId: this.id });
     this.lastActivity = Date.now();
     for (const l of this.listeners) {
       try {
-        l(event);
+        l(event, wire);
       } catch (err) {
         this.deps.logger.warn({ err, sessionId: this.id }, "event listener failed");
       }
@@ -132,6 +135,12 @@ export class LiveSession {
   }
 
   private forward(event: AgentEvent): void {
+    if (event.type === "message_update") {
+      // the wire carries only the delta (see protocol/events.ts)
+      const { type, message: _partial, ...rest } = event;
+      this.emit(type, rest);
+      return;
+    }
     const { type, ...rest } = event;
     this.emit(type, rest);
   }

@@ -5,9 +5,8 @@
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Logger } from "pino";
 import { ErrorCodes, PROTOCOL_VERSION, isMethodName, parseParams, serverRequests, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
-import type { SessionEvent } from "../host/event-buffer.js";
 import { HostError } from "../host/errors.js";
-import type { BeforeCompactDecision, LiveSession, PermissionOutcome } from "../host/live-session.js";
+import type { BeforeCompactDecision, LiveSession, PermissionOutcome, SessionListener } from "../host/live-session.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ToolCall } from "../messages/types.js";
 import { settingsHandlers } from "./settings-methods.js";
@@ -21,7 +20,7 @@ interface ConnState {
   conn: Connection;
   initialized: boolean;
   capabilities: { permissions: boolean; hooks: string[] };
-  subs: Map<string, (e: SessionEvent) => void>;
+  subs: Map<string, SessionListener>;
   peer: JSONRPCServerAndClient<ConnState, void>;
 }
 
@@ -134,10 +133,7 @@ export class RpcServer {
   private subscribeTo(state: ConnState, session: LiveSession, afterSeq?: number) {
     const existing = state.subs.get(session.id);
     if (existing) session.unsubscribe(existing);
-    const listener = (event: SessionEvent) => {
-      const { type, ...params } = event;
-      state.conn.send(JSON.stringify({ jsonrpc: "2.0", method: type, params }));
-    };
+    const listener: SessionListener = (_event, wire) => state.conn.send(wire);
     state.subs.set(session.id, listener);
     return session.subscribe(listener, afterSeq);
   }

@@ -50,6 +50,9 @@ type Pending = { kind: "message"; text: string } | { kind: "oversize"; bytes: nu
 
 let nextId = 0;
 
+/** Characters of queued messages that are written at once instead of waiting for the next turn. */
+export const MAX_BATCH_CHARS = 64 * 1024;
+
 export function stdioConnection(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
@@ -219,9 +222,26 @@ export function stdioConnection(
   let inflight = 0; // writes handed to output whose callback has not run yet
   let flushWaiters: Array<() => void> = [];
 
+  // Messages sent in the same turn of the event loop go out in one write: a streamed reply is
+  // thousands of small events, and a write per event costs more than the event itself.
+  let batch: string[] = [];
+  let batchBytes = 0;
+  let batchScheduled = false;
+
+  function flushBatch(): void {
+    batchScheduled = false;
+    if (batch.length === 0) return;
+    const text = batch.join("");
+    batch = [];
+    batchBytes = 0;
+    if (outputDead) return checkFlushed();
+    if (waitingDrain) queue.push(text);
+    else write(text);
+  }
+
   function checkFlushed(): void {
     if (flushWaiters.length === 0) return;
-    if (outputDead || (queue.length === 0 && !waitingDrain && inflight === 0)) {
+    if (outputDead || (batch.length === 0 && queue.length === 0 && !waitingDrain && inflight === 0)) {
       for (const w of flushWaiters.splice(0)) w();
     }
   }
@@ -231,6 +251,7 @@ export function stdioConnection(
     outputDead = true;
     log?.debug({ err, conn: id }, "stdio transport: output failed, closing");
     queue.length = 0;
+    batch = [];
     if (waitingDrain) {
       waitingDrain = false;
       output.removeListener("drain", onDrain);
@@ -276,9 +297,14 @@ export function stdioConnection(
     kind: "stdio",
     send(message: string): void {
       if (outputDead || sendClosed) return;
-      const line = message + "\n";
-      if (waitingDrain) queue.push(line);
-      else write(line);
+      batch.push(message + "\n");
+      batchBytes += message.length + 1;
+      // a large batch goes now, so the memory it holds stays bounded
+      if (batchBytes >= MAX_BATCH_CHARS) flushBatch();
+      else if (!batchScheduled) {
+        batchScheduled = true;
+        setImmediate(flushBatch);
+      }
     },
     close(): void {
       sendClosed = true;

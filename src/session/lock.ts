@@ -113,7 +113,7 @@ export class FileLock {
           linkSync(mine, lockPath);
           heldHere.set(lockPath, nonce);
           releaseAllOnExit();
-          removeLeftovers(lockPath);
+          if (attempt > 0) removeLeftovers(lockPath); // a stale lock was met: its owner may have left more
           return new FileLock(lockPath, nonce);
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;

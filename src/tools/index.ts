@@ -22,8 +22,17 @@ export function toolByName(name: string, tools: readonly Tool[] = createCodingTo
   return tools.find((t) => t.name === name);
 }
 
+const schemaCache = new WeakMap<Tool, { type: "object"; [key: string]: unknown }>();
+
 /** The JSON schema for the Anthropic API's `input_schema` (the shape the model may send). */
 export function toolInputSchema(tool: Tool): { type: "object"; [key: string]: unknown } {
+  // every session's agent asks for these; they never change
+  let cached = schemaCache.get(tool);
+  if (!cached) schemaCache.set(tool, (cached = computeInputSchema(tool)));
+  return cached;
+}
+
+function computeInputSchema(tool: Tool): { type: "object"; [key: string]: unknown } {
   const schema = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
   delete schema.$schema;
   dropSafeIntegerBounds(schema);

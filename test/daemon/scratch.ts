@@ -1,0 +1,30 @@
+import { test } from "node:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeAnthropic, toolUseReply, textReply } from "../support/fake-anthropic.js";
+import { tempDir } from "../support/tmp.js";
+import { startRpcDaemon, writeSettings, FLOW_SETTINGS, shape } from "../support/daemon-client.js";
+
+test("scratch", async (t) => {
+  const fake = await startFakeAnthropic();
+  t.after(() => fake.close());
+  const home = tempDir(t); const cwd = tempDir(t);
+  writeSettings(home, FLOW_SETTINGS);
+  writeFileSync(join(cwd, "a.txt"), "hello file\n");
+  const d = startRpcDaemon(t, { home, fake });
+  const t0 = Date.now();
+  console.log(await d.peer.initialize());
+  console.log("init ms", Date.now() - t0);
+  const o = await d.peer.request("createSession", { cwd });
+  console.log(JSON.stringify(o));
+  fake.enqueue(toolUseReply("read", { path: "a.txt" }, { text: "reading" }), toolUseReply("bash", { command: "echo hi" }), textReply("done reading"));
+  const r = await d.peer.runPrompt(o.sessionId, "read it");
+  console.log(shape(r.events).join(" "));
+  for (const e of r.events) console.log(JSON.stringify(e).slice(0, 400));
+  console.log(JSON.stringify(await d.peer.request("getMessages", { sessionId: o.sessionId })).slice(0, 3000));
+  console.log(JSON.stringify(await d.peer.request("getTree", { sessionId: o.sessionId })));
+  console.log(JSON.stringify(await d.peer.request("getState", { sessionId: o.sessionId })));
+  console.log("violations", d.peer.violations);
+  console.log(d.peer.received.findIndex((m) => m.id === 2 + 0), d.peer.received.map((m) => m.method ?? `resp${m.id}`).join(" "));
+  console.log(d.stderr);
+});
