@@ -15,7 +15,7 @@ import { median, round, table } from "./util.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "pith");
 const DELTAS = 20_000;
-const SESSIONS = 1000;
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
 
 interface Rpc {
   call(method: string, params?: unknown): Promise<any>;

@@ -1,19 +1,20 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
 // routes permission questions to clients, and unloads idle sessions.
-import { existsSync, unlinkSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { loadSettings, type Settings } from "../agent/settings.js";
 import { compactionSettings } from "../compaction/index.js";
 import { AnthropicProvider } from "../llm/anthropic.js";
-import { DEMO_SCRIPT } from "../llm/demo-script.js";
+import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
 import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
 import { listSessions, summarizeSessionFile, type SessionSummary } from "../session/list.js";
 import { SessionError } from "../session/errors.js";
+import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession, type LiveSessionDeps, type PermissionOutcome } from "./live-session.js";
@@ -112,8 +113,16 @@ export class SessionHost {
     return session;
   }
 
+  /** Offline, a session created without a cwd works in a scratch project with the demo's files. */
+  private demoProject(): string {
+    const dir = join(pithHome(this.options.env ?? process.env), "demo-project");
+    mkdirSync(dir, { recursive: true });
+    for (const [name, content] of Object.entries(DEMO_FILES)) if (!existsSync(join(dir, name))) writeFileSync(join(dir, name), content);
+    return dir;
+  }
+
   create(params: { cwd?: string; model?: string; name?: string }): LiveSession {
-    const cwd = resolve(params.cwd ?? process.cwd());
+    const cwd = resolve(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
     const file = SessionFile.create({ cwd, sessionsDir: this.options.sessionsDir });
     try {
       const session = this.live(file);

@@ -80,14 +80,16 @@ export class AnthropicProvider implements Provider {
     const onAbort = () => controller.abort();
     request.signal.addEventListener("abort", onAbort, { once: true });
     if (request.signal.aborted) controller.abort();
-    let idle: NodeJS.Timeout | undefined;
+    // a stall check a few times per idle period, instead of re-arming a timer on every event
+    let lastEvent = Date.now();
     let stalled = false;
+    const idle = setInterval(() => {
+      if (Date.now() - lastEvent < this.idleTimeoutMs) return;
+      stalled = true;
+      controller.abort();
+    }, Math.max(10, Math.floor(this.idleTimeoutMs / 4)));
     const armIdle = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => {
-        stalled = true;
-        controller.abort();
-      }, this.idleTimeoutMs);
+      lastEvent = Date.now();
     };
     const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
     let stopReason: string | null | undefined;
@@ -155,7 +157,7 @@ export class AnthropicProvider implements Provider {
         : classifyError(err, request.signal);
       yield partial.fail(error);
     } finally {
-      clearTimeout(idle);
+      clearInterval(idle);
       request.signal.removeEventListener("abort", onAbort);
     }
   }
