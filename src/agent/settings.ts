@@ -2,53 +2,12 @@
 // over them. Validated with zod: a bad file is an error that names the file and the key.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
+import { Settings as SettingsShape } from "../../protocol/methods.js";
 import { pithHome } from "../session/paths.js";
 
-const thinkingLevel = z.enum(["off", "minimal", "low", "medium", "high", "xhigh"]);
-
-export const settingsSchema = z
-  .object({
-    /** default model id for new sessions */
-    model: z.string().min(1).optional(),
-    thinkingLevel: thinkingLevel.optional(),
-    /** replaces pith's system prompt */
-    systemPrompt: z.string().optional(),
-    /** added after the system prompt */
-    appendSystemPrompt: z.string().optional(),
-    compaction: z
-      .object({
-        enabled: z.boolean(),
-        reserveTokens: z.number().int().positive(),
-        keepRecentTokens: z.number().int().positive(),
-        model: z.string().min(1),
-        minSavingsFraction: z.number().min(0).max(1),
-        userMessagesFraction: z.number().min(0).max(1),
-        maxBlockChars: z.number().int().positive(),
-        summaryTimeoutMs: z.number().int().positive(),
-        prune: z.object({ enabled: z.boolean(), keepToolTokens: z.number().int().nonnegative(), minPruneTokens: z.number().int().nonnegative() }).partial(),
-      })
-      .partial()
-      .optional(),
-    /** models to add or override (a compatible endpoint may serve others) */
-    models: z
-      .array(
-        z.object({
-          id: z.string().min(1),
-          name: z.string().optional(),
-          contextWindow: z.number().int().positive().optional(),
-          maxOutputTokens: z.number().int().positive().optional(),
-          pricing: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
-          thinking: z.enum(["adaptive", "budget", "none"]).optional(),
-        }),
-      )
-      .optional(),
-    /** let path tools reach outside the session's cwd */
-    allowOutsideCwd: z.boolean().optional(),
-    /** model calls per run before it is stopped */
-    maxTurns: z.number().int().positive().optional(),
-  })
-  .strict();
+/** The settings file's shape is the protocol's (getSettings returns it); unknown keys are errors. */
+export const settingsSchema = SettingsShape.strict();
 
 export type Settings = z.infer<typeof settingsSchema>;
 
