@@ -143,8 +143,9 @@ export class Agent {
 
   private storeUser(runId: string, input: PromptInput): void {
     const message = userMessage(input);
-    this.emit({ type: "message_start", runId, message });
+    // stored first: nothing is announced that a crash could lose
     const entry = this.options.session.appendMessage(message as never);
+    this.emit({ type: "message_start", runId, message });
     this.emit({ type: "message_end", runId, message, entryId: entry.id });
   }
 

@@ -10,9 +10,10 @@ import { formatContext, formatTree } from "./format.js";
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
 usage:
-  pith serve [--host H] [--port P] [--token T] [--allow-origin O]... [--stdio]
+  pith serve [--host H] [--port P] [--token T] [--allow-origin O]... [--stdio] [--idle-unload S]
                              the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
-                             JSON-RPC on stdin/stdout, sharing the sessions
+                             JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
+                             subscribed to are unloaded after S seconds idle (default 600, 0: never)
   pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
   pith --mode json [--session FILE | --continue] [--model ID] "prompt"
                              run one prompt headless; every event is a JSON line on stdout
@@ -37,7 +38,7 @@ function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const origins: string[] = [];
-  const valued = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin"]);
+  const valued = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin", "--idle-unload"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -76,7 +77,9 @@ export async function main(argv: string[]): Promise<number> {
   if (command === "serve") {
     const port = Number(str("--port") ?? 7777);
     if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
-    return runDaemon({ log, stdio: flags.has("--stdio"), serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
+    const idle = Number(str("--idle-unload") ?? 600);
+    if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
+    return runDaemon({ log, stdio: flags.has("--stdio"), idleUnloadMs: idle * 1000, serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
   }
   try {
     switch (command) {

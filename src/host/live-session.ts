@@ -546,8 +546,8 @@ export class LiveSession {
     }
     const cancelled = controller.signal.aborted;
     const message = { role: "bashExecution" as const, command, output, exitCode: exitCode ?? undefined, cancelled, truncated, fullOutputPath, timestamp: Date.now() };
-    this.emit("message_start", { message });
     const entry = this.file.appendMessage(message, { sync: true });
+    this.emit("message_start", { message });
     this.emit("message_end", { message, entryId: entry.id });
     return { output, exitCode, cancelled, truncated, entryId: entry.id };
   }

@@ -6,21 +6,22 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { checkDist, FLOW_SETTINGS, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
+import { checkDist, Cleanup, FLOW_SETTINGS, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { registerFlowTests } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
 let fake: FakeAnthropic;
 let daemon: RpcDaemon;
 let cwd: string;
+const cleanup = new Cleanup();
 
 before(async () => {
   fake = await startFakeAnthropic();
-  const home = tempDir({ after }, "pith-daemon-home-");
-  cwd = tempDir({ after }, "pith-daemon-cwd-");
+  const home = tempDir(cleanup, "pith-daemon-home-");
+  cwd = tempDir(cleanup, "pith-daemon-cwd-");
   writeFileSync(join(cwd, "a.txt"), "hello from a.txt\n");
   writeSettings(home, FLOW_SETTINGS);
-  daemon = startRpcDaemon({ after }, { home, fake, cwd });
+  daemon = startRpcDaemon(cleanup, { home, fake, cwd });
 });
 
 after(async () => {
@@ -29,6 +30,7 @@ after(async () => {
     await daemon.waitExit().catch(() => daemon.kill9());
   }
   await fake.close();
+  await cleanup.run();
 });
 
 test("stdio: initialize answers the version, the server info and the capabilities", async (t) => {

@@ -26,6 +26,26 @@ export const BIN = join(repoRoot, "bin", "pith");
 type Hooks = { after(fn: () => unknown): void };
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/**
+ * Cleanups registered outside a test (in a file's before hook), run by the file's after hook in
+ * reverse order: `const cleanup = new Cleanup(); after(() => cleanup.run());`.
+ */
+export class Cleanup {
+  private fns: Array<() => unknown> = [];
+  after(fn: () => unknown): void {
+    this.fns.push(fn);
+  }
+  async run(): Promise<void> {
+    for (const fn of this.fns.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        process.stderr.write(`[daemon tests] cleanup failed: ${(err as Error).message}\n`);
+      }
+    }
+  }
+}
+
 // ---- dist/ freshness -------------------------------------------------------------------------
 
 /** src/ and protocol/ files newer than their compiled dist/ file (bin/pith runs dist/). */
