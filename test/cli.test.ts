@@ -78,7 +78,7 @@ test("--help, help and --version exit 0 with their text on stdout only", async (
   for (const r of [help, helpCommand, helpAfter]) {
     assert.equal(r.status, 0, show(r));
     assert.match(r.stdout, /^pith — /);
-    assert.match(r.stdout, /usage:\n\s+pith demo/);
+    assert.match(r.stdout, /usage:\n\s+pith serve/);
     assert.equal(r.stderr, "", show(r));
   }
   assert.equal(version.status, 0, show(version));

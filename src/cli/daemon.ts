@@ -39,6 +39,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
   let done!: (code: number) => void;
   const finished = new Promise<number>((r) => (done = r));
   let stopping = false;
+  let stdio: ReturnType<typeof stdioConnection> | undefined;
   const shutdown = async (why: string, code = 0) => {
     if (stopping) return;
     stopping = true;
@@ -50,16 +51,22 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
       log.error({ err }, "shutdown failed");
       code = 1;
     }
+    if (stdio) {
+      // the last events (agent_end of aborted runs) go out before stdin stops keeping us alive
+      await stdio.flushed();
+      stdio.close();
+      process.stdin.destroy();
+    }
     done(code);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
   if (opts.stdio) {
-    const conn = stdioConnection(process.stdin, process.stdout, { logger: log });
+    const conn = (stdio = stdioConnection(process.stdin, process.stdout, { logger: log }));
     rpc.attach(conn);
     // in rpc mode the editor owns the process: its stdin closing ends it
-    if (!opts.serve) conn.onClose(() => void conn.flushed().then(() => shutdown("stdin closed")));
+    if (!opts.serve) conn.onClose(() => void shutdown("stdin closed"));
   }
   if (opts.serve) {
     const token = opts.serve.token ?? process.env.PITH_TOKEN ?? generateToken();

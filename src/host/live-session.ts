@@ -93,7 +93,15 @@ export class LiveSession {
     this.deps = deps;
     this.id = file.sessionId;
     const ctx = file.buildContext();
-    this.model = ctx.model ? deps.resolveModel(ctx.model.modelId) : deps.defaultModel;
+    this.model = deps.defaultModel;
+    if (ctx.model) {
+      try {
+        this.model = deps.resolveModel(ctx.model.modelId);
+      } catch {
+        // a model this daemon does not know (another provider's, in a Pi file): go on with the default
+        deps.logger.warn({ sessionId: this.id, model: ctx.model.modelId }, "the session's model is unknown here; using the default");
+      }
+    }
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
     this.autoCompaction = this.storedSetting("autoCompaction", deps.compaction.enabled);
     this.agent = this.makeAgent();

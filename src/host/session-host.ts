@@ -43,14 +43,15 @@ export function hostErrorOf(err: unknown): HostError | undefined {
   if (err instanceof SessionError) {
     const code =
       err.code === "SessionNotFound" ? ErrorCode.SessionNotFound : err.code === "EntryNotFound" ? ErrorCode.EntryNotFound : err.code === "SessionLocked" ? ErrorCode.SessionLocked : ErrorCode.InvalidParams;
-    return new HostError(code, err.message, { reason: err.code, ...err.data });
+    // data.reason is the stable name; the store's own reason (a sentence) becomes detail
+    const { reason: detail, ...rest } = (err.data ?? {}) as Record<string, unknown>;
+    return new HostError(code, err.message, { ...rest, reason: err.code, ...(detail !== undefined ? { detail } : {}) });
   }
   return undefined;
 }
 
 export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
-  readonly models: ModelRegistry;
   readonly offline: boolean;
   private readonly anthropic?: AnthropicProvider;
   private permissionAsker: PermissionAsker = async () => "deny";
@@ -59,14 +60,17 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.offline = !options.apiKey;
-    const user = this.userSettings(process.cwd());
-    this.models = new ModelRegistry(user.models ?? []);
     if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
     else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
       this.idleTimer = setInterval(() => void this.unloadIdle(), Math.min(options.idleUnloadMs, 60_000));
       this.idleTimer.unref();
     }
+  }
+
+  /** The models known for `cwd`: built in, plus the user's and the project's settings (read now, so updates apply). */
+  models(cwd: string = process.cwd()): ModelRegistry {
+    return new ModelRegistry(this.userSettings(cwd).models ?? []);
   }
 
   setPermissionAsker(asker: PermissionAsker): void {
@@ -90,14 +94,21 @@ export class SessionHost {
     const settings = this.userSettings(file.cwd);
     const script = this.options.script ?? DEMO_SCRIPT;
     let scripted: ScriptedProvider | undefined;
-    const defaultModel = this.offline ? SCRIPTED_MODEL : this.models.resolve(settings.model ?? DEFAULT_MODEL_ID);
+    const models = new ModelRegistry(settings.models ?? []);
+    const known = (id: string): ModelInfo => {
+      if (this.offline) return SCRIPTED_MODEL;
+      const model = models.get(id);
+      if (!model) throw new HostError(ErrorCode.InvalidParams, `unknown model ${id}: declare it under "models" in settings.json to use it (a compatible endpoint may serve any id)`, { reason: "UnknownModel", model: id });
+      return model;
+    };
+    const defaultModel = this.offline ? SCRIPTED_MODEL : models.resolve(settings.model ?? DEFAULT_MODEL_ID);
     const providerFor = (model: ModelInfo): Provider => {
       if (this.offline || model.provider === "scripted" || !this.anthropic) return (scripted ??= new ScriptedProvider(script));
       return this.anthropic;
     };
     const session = new LiveSession(file, {
       providerFor,
-      resolveModel: (id) => (this.offline ? SCRIPTED_MODEL : this.models.resolve(id)),
+      resolveModel: known,
       defaultModel,
       compaction: compactionSettings(settings.compaction ?? {}),
       logger: this.options.logger,

@@ -65,9 +65,12 @@ export class RpcServer {
     conn.onOversize((bytes) => this.sendError(state, null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
     conn.onClose(() => {
       this.connections.delete(state);
+      state.peer.rejectAllPendingRequests("connection closed");
+      // stdio "closes" at input EOF, and the process then shuts down: its output still works, so
+      // the client keeps getting the events of the runs being aborted (agent_end included)
+      if (conn.kind === "stdio") return;
       for (const [sessionId, listener] of state.subs) this.host.sessions.get(sessionId)?.unsubscribe(listener);
       state.subs.clear();
-      state.peer.rejectAllPendingRequests("connection closed");
     });
   }
 
@@ -185,7 +188,7 @@ export class RpcServer {
     this.on("navigateTree", (p) => host.get(p.sessionId).navigateTree(p.targetId, p.summarize, p.instructions));
     this.on("setModel", (p) => host.get(p.sessionId).setModel(p.model));
     this.on("setThinkingLevel", (p) => host.get(p.sessionId).setThinkingLevel(p.level));
-    this.on("listModels", () => ({ models: host.models.list().map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })) }));
+    this.on("listModels", () => ({ models: host.models().list().map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })) }));
     const settings = settingsHandlers(host);
     this.on("getSettings", () => settings.get());
     this.on("updateSettings", (p) => settings.update(p.patch));

@@ -52,3 +52,39 @@ test("stdio: the daemon is still the same process, and wrote nothing but JSON-RP
   assert.deepEqual(daemon.peer.garbage, []);
   assert.equal(daemon.stderr.includes("Error"), false, `stderr: ${daemon.stderr.slice(0, 2000)}`);
 });
+
+test("stdio: updateSettings applies to sessions created afterwards (compaction settings, default model)", async () => {
+  const peer = daemon.peer;
+  const { settings: original } = await peer.request("getSettings", {});
+  try {
+    const { settings } = await peer.request("updateSettings", { patch: { model: "small-model", compaction: { reserveTokens: 5000 } } });
+    assert.equal(settings.model, "small-model");
+    assert.equal(settings.compaction.reserveTokens, 5000);
+    assert.equal(settings.compaction.keepRecentTokens, 200, "merged, not replaced");
+    const { sessionId, state } = await peer.request("createSession", { cwd });
+    assert.equal(state.model.id, "small-model", "the new default model");
+    assert.equal(state.contextWindow, 40_000);
+    await peer.request("closeSession", { sessionId });
+    const removed = await peer.request("updateSettings", { patch: { model: null } });
+    assert.equal(removed.settings.model, undefined, "null removes a key");
+  } finally {
+    await peer.request("updateSettings", { patch: { model: null, compaction: null } });
+    await peer.request("updateSettings", { patch: original });
+  }
+  assert.deepEqual((await peer.request("getSettings", {})).settings, original);
+});
+
+test("stdio: a model added with updateSettings is known to sessions created afterwards", async () => {
+  const peer = daemon.peer;
+  const { settings: original } = await peer.request("getSettings", {});
+  try {
+    await peer.request("updateSettings", { patch: { models: [...original.models, { id: "tiny-model", contextWindow: 30_000, maxOutputTokens: 2_000 }] } });
+    const { models } = await peer.request("listModels", {});
+    const { sessionId, state } = await peer.request("createSession", { cwd, model: "tiny-model" });
+    await peer.request("closeSession", { sessionId });
+    assert.equal(state.contextWindow, 30_000, "the session has the model's window");
+    assert.ok(models.some((m: { id: string }) => m.id === "tiny-model"), "listModels lists it");
+  } finally {
+    await peer.request("updateSettings", { patch: { models: original.models } });
+  }
+});

@@ -120,6 +120,17 @@ export function bigText(tag: string, words = 700): string {
   return `${tag}: ` + Array.from({ length: words }, (_, i) => `word${i % 97}`).join(" ");
 }
 
+/** Polls `test` every 10 ms until it returns something other than undefined; rejects after timeoutMs. */
+export async function poll<T>(test: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = test();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 // ---- the JSON-RPC peer ------------------------------------------------------------------------
 
 export class RpcError extends Error {
@@ -193,9 +204,10 @@ export class RpcPeer {
       } else {
         const ev = { ...(msg.params ?? {}), type: msg.method } as Ev;
         this.events.push(ev);
-        if (!isEventName(msg.method)) this.violations.push(`unknown event ${msg.method}`);
+        const method: string = msg.method;
+        if (!isEventName(method)) this.violations.push(`unknown event ${method}`);
         else {
-          const r = eventSchemas[msg.method].safeParse(msg.params);
+          const r = eventSchemas[method].safeParse(msg.params);
           if (!r.success) this.violations.push(`event ${msg.method} seq ${ev.seq}: ${r.error.message.slice(0, 500)}`);
         }
       }

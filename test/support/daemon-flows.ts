@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { hang, promptTooLong, textReply, toolUseReply, type FakeAnthropic } from "./fake-anthropic.js";
-import { bigText, orphanCalls, processWithArg, seqProblems, shape, SMALL_MODEL, textOf, type Ev, type RpcPeer } from "./daemon-client.js";
+import { hang, overloaded, promptTooLong, textReply, toolUseReply, type FakeAnthropic } from "./fake-anthropic.js";
+import { bigText, orphanCalls, poll, processWithArg, seqProblems, shape, SMALL_MODEL, textOf, type Ev, type RpcPeer } from "./daemon-client.js";
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -255,7 +255,7 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     assert.equal(sent.length, 3);
     assert.ok(!sent[1].body.tools || sent[1].body.tools.length === 0, "the summarizer request has no tools");
     assert.match(sent[1].rawBody, /hello there/);
-    assert.doesNotMatch(JSON.stringify(sent[2].body.messages), /hello there/, "the next model call no longer carries the summarized history");
+    assert.doesNotMatch(JSON.stringify(sent[2].body.messages), /what do you need/, "the next model call no longer carries the summarized history");
     assert.match(JSON.stringify(sent[2].body.messages), /SUMMARY-T/);
 
     const { messages } = await peer.request("getMessages", { sessionId });
@@ -449,6 +449,13 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     // abort while the command really runs
     for (let i = 0; i < 100 && processWithArg(command) === undefined; i++) await sleep(20);
     assert.ok(processWithArg(command) !== undefined, "the command started");
+    // busy: what needs the session idle is refused while the tool runs
+    const busy = await peer.request("getState", { sessionId });
+    assert.equal(busy.isRunning, true);
+    await peer.expectError("prompt", { sessionId, text: "another" }, -32011);
+    await peer.expectError("compact", { sessionId }, -32011);
+    await peer.expectError("navigateTree", { sessionId, targetId: busy.leafId }, -32011);
+    await peer.expectError("setModel", { sessionId, model: SMALL_MODEL.id }, -32011);
     const t0 = Date.now();
     assert.deepEqual(await peer.request("abort", { sessionId }), { aborted: true });
     const events = await peer.runEvents(sessionId, runId, from);
@@ -469,6 +476,31 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     assert.equal(fake.remaining(), 0);
   });
 
+  test(`${transport}: abort during a retry wait (529 overloaded): retry_end aborted, agent_end aborted, no second attempt`, async () => {
+    const { peer, fake } = ctx();
+    const { sessionId } = await newSession();
+    const firstRequest = fake.requests.length;
+    fake.enqueue(overloaded({ retryAfter: 1 }));
+    const from = peer.mark();
+    const { runId } = await peer.request("prompt", { sessionId, text: "are you busy?" });
+    const start = await peer.waitEvent((e) => e.sessionId === sessionId && e.type === "retry_start", "retry_start", from);
+    assert.equal(start.attempt, 1);
+    assert.ok(start.maxAttempts >= 1);
+    assert.ok(start.delayMs >= 1000, `delayMs ${start.delayMs} honours retry-after`);
+    assert.equal(start.error.status, 529);
+    assert.deepEqual(await peer.request("abort", { sessionId }), { aborted: true });
+    const events = await peer.runEvents(sessionId, runId, from);
+    assert.deepEqual(seqProblems(events), []);
+    const retryEnd = byType(events, "retry_end");
+    assert.deepEqual(retryEnd.map((e) => [e.attempt, e.aborted]), [[1, true]]);
+    assert.equal(events.at(-1)!.stopReason, "aborted");
+    assert.equal(fake.requests.length - firstRequest, 1, "no second attempt");
+    const { messages } = await peer.request("getMessages", { sessionId });
+    assert.deepEqual(messages.map((m: Json) => m.role), ["user", "assistant"]);
+    assert.equal(messages[1].stopReason, "aborted");
+    assert.equal(fake.remaining(), 0);
+  });
+
   test(`${transport}: abort during a threshold compaction (the summarizer hangs): compaction_end aborted, agent_end aborted last, nothing stored`, async () => {
     const { peer, fake } = ctx();
     const { sessionId } = await newSession({ model: SMALL_MODEL.id });
@@ -478,7 +510,7 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     const from = peer.mark();
     const { runId } = await peer.request("prompt", { sessionId, text: bigText("PROMPT-ABORT-COMPACTION") });
     await peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_start", "compaction_start", from);
-    await peer.until(() => (fake.requests.length > summarizer ? true : undefined), "the summarizer request");
+    await poll(() => (fake.requests.length > summarizer ? true : undefined), "the summarizer request");
     const busy = await peer.request("getState", { sessionId });
     assert.equal(busy.isCompacting, true);
     assert.equal(busy.isRunning, true);
@@ -516,7 +548,7 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     const from = peer.mark();
     const compacting = peer.call("compact", { sessionId });
     await peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_start", "compaction_start", from);
-    await peer.until(() => (fake.requests.length > summarizer ? true : undefined), "the summarizer request");
+    await poll(() => (fake.requests.length > summarizer ? true : undefined), "the summarizer request");
     await peer.expectError("prompt", { sessionId, text: "while compacting" }, -32011);
     assert.deepEqual(await peer.request("abort", { sessionId }), { aborted: true });
     const answer = await compacting;
