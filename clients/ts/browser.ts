@@ -6,7 +6,7 @@ import { TransportBase, bearerSubprotocol, rpcUrl, type Transport } from "./clie
 export * from "./client.js";
 
 /** The part of the DOM WebSocket this file uses (tsconfig has no DOM lib). */
-interface DomWebSocket {
+export interface DomWebSocket {
   readonly readyState: number;
   readonly protocol: string;
   send(data: string): void;
@@ -15,7 +15,7 @@ interface DomWebSocket {
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
   addEventListener(type: "close", listener: (event: { code: number; reason: string; wasClean: boolean }) => void): void;
 }
-type DomWebSocketConstructor = new (url: string, protocols?: string | string[]) => DomWebSocket;
+export type BrowserWebSocketConstructor = new (url: string, protocols?: string | string[]) => DomWebSocket;
 
 const OPEN = 1;
 const CONNECTING = 0;
@@ -43,7 +43,7 @@ export class BrowserWebSocketTransport extends TransportBase implements Transpor
 
 export interface BrowserWebSocketOptions {
   /** the WebSocket constructor (default: globalThis.WebSocket) */
-  WebSocket?: DomWebSocketConstructor;
+  WebSocket?: BrowserWebSocketConstructor;
 }
 
 /**
@@ -53,7 +53,7 @@ export interface BrowserWebSocketOptions {
  * not expose it.
  */
 export function connectBrowserWebSocket(url: string, token: string, options: BrowserWebSocketOptions = {}): Promise<BrowserWebSocketTransport> {
-  const Ctor = options.WebSocket ?? (globalThis as unknown as { WebSocket?: DomWebSocketConstructor }).WebSocket;
+  const Ctor = options.WebSocket ?? (globalThis as unknown as { WebSocket?: BrowserWebSocketConstructor }).WebSocket;
   if (!Ctor) return Promise.reject(new Error("no WebSocket in this environment"));
   const socket = new Ctor(rpcUrl(url), [bearerSubprotocol(token)]);
   return new Promise((resolve, reject) => {

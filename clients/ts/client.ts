@@ -204,7 +204,9 @@ class SeqTracker {
   }
 
   add(seq: number): void {
-    this.addRange(seq, seq);
+    const last = this.ranges[this.ranges.length - 1];
+    if (last && seq === last[1] + 1) last[1] = seq; // the usual case: the next seq
+    else this.addRange(seq, seq);
   }
 
   /** Everything up to `seq` counts as seen. */
@@ -254,8 +256,9 @@ export class PithClient {
 
   /** Every method, typed: `client.rpc.setModel({sessionId, model})`. */
   readonly rpc: Rpc = new Proxy({} as Rpc, {
+    // not "then": `await client.rpc` must not look like a promise
     get: (_target, method) =>
-      typeof method === "string" ? (params: never, options?: CallOptions) => this.call(method as MethodName, params, options) : undefined,
+      typeof method === "string" && method !== "then" ? (params: never, options?: CallOptions) => this.call(method as MethodName, params, options) : undefined,
   });
 
   constructor(

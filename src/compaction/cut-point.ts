@@ -55,13 +55,15 @@ export function splitsToolPair(messages: readonly AgentMessage[]): boolean[] {
  * whose position splits no tool call from its result. Messages before `start` (the previous
  * summary) are never cut or summarized.
  */
-export function findCutPoint(messages: readonly AgentMessage[], start: number, keepRecentTokens: number, tokens: readonly number[]): CutPoint {
+export function findCutPoint(messages: readonly AgentMessage[], start: number, keepRecentTokens: number, tokens: readonly number[] | ((i: number) => number)): CutPoint {
+  // estimates are needed only back to the cut, not for the whole span
+  const tokenAt = typeof tokens === "function" ? tokens : (i: number) => tokens[i];
   const splits = splitsToolPair(messages);
   const allowed = (i: number) => i > start && mayStartKept(messages[i]) && !splits[i];
   let reached = -1;
   let sum = 0;
   for (let i = messages.length - 1; i >= start; i--) {
-    sum += tokens[i];
+    sum += tokenAt(i);
     if (sum >= keepRecentTokens) {
       reached = i;
       break;

@@ -91,8 +91,7 @@ export function prepareCompaction(input: CompactionInput, settings: CompactionSe
   const { messages } = input;
   const start = messages.length > 0 && messages[0].role === "compactionSummary" ? 1 : 0;
   const tokensBefore = contextTokens(messages, input.freshFrom).tokens;
-  const tokens = messages.map((m) => estimateMessageTokens(m));
-  const cut = findCutPoint(messages, start, settings.keepRecentTokens, tokens);
+  const cut = findCutPoint(messages, start, settings.keepRecentTokens, (i) => estimateMessageTokens(messages[i]));
   if (cut.firstKeptIndex <= start) {
     return { ok: false, code: "nothing_to_compact", message: `nothing lies before the cut: the context (${tokensBefore} tokens) fits in keepRecentTokens (${settings.keepRecentTokens})`, tokensBefore };
   }
@@ -115,7 +114,8 @@ export function prepareCompaction(input: CompactionInput, settings: CompactionSe
   const userMessages = selectUserMessages(candidates, Math.floor(settings.keepRecentTokens * settings.userMessagesFraction));
 
   const previousSummary = input.previous ? modelWrittenPart(input.previous.summary) : undefined;
-  const keptTokens = tokens.slice(cut.firstKeptIndex).reduce((a, b) => a + b, 0);
+  let keptTokens = 0;
+  for (let i = cut.firstKeptIndex; i < messages.length; i++) keptTokens += estimateMessageTokens(messages[i]);
   const summaryGuess = Math.max(ASSUMED_SUMMARY_TOKENS, previousSummary ? Math.ceil(estimateTextTokens(previousSummary)) : 0);
   const projectedTokensAfter = keptTokens + summaryGuess + Math.ceil(estimateTextTokens(formatUserMessages(userMessages) + formatFileLists(lists)));
 

@@ -31,6 +31,8 @@ export interface StoredCompaction {
   tokensAfter: number;
   details: Record<string, unknown> | CompactionResult["details"];
   fallback?: { reason: string };
+  /** a client's beforeCompact hook wrote the summary */
+  fromHook?: boolean;
 }
 
 export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
@@ -402,8 +404,7 @@ export class LiveSession {
       if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
       return null;
     }
-    const { fallback, ...result } = outcome;
-    this.emit("compaction_end", { reason, result, aborted: false, willRetry: reason === "overflow", fallback });
+    this.emit("compaction_end", { reason, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
     this.emitUsage();
     return outcome;
   }
@@ -417,7 +418,7 @@ export class LiveSession {
       const details = decision.details ?? {};
       this.file.append({ type: "compaction", summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details, fromHook: true });
       const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary: decision.summary, tokensBefore: p.tokensBefore, timestamp: 0 }) + p.keptTokens;
-      return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter, details };
+      return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter, details, fromHook: true };
     }
     const summarizerModel = settings.model ? this.deps.resolveModel(settings.model) : this.model;
     const result = await compact(p, {

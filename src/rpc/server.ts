@@ -180,10 +180,7 @@ export class RpcServer {
     this.on("getTree", (p) => host.get(p.sessionId).getTree());
     this.on("prompt", (p) => host.get(p.sessionId).prompt(p));
     this.on("abort", (p) => host.get(p.sessionId).abort());
-    this.on("compact", async (p) => {
-      const { fallback: _fallback, ...result } = await host.get(p.sessionId).compact(p.instructions);
-      return result;
-    });
+    this.on("compact", (p) => host.get(p.sessionId).compact(p.instructions));
     this.on("setAutoCompactionEnabled", (p) => host.get(p.sessionId).setAutoCompaction(p.enabled));
     this.on("navigateTree", (p) => host.get(p.sessionId).navigateTree(p.targetId, p.summarize, p.instructions));
     this.on("setModel", (p) => host.get(p.sessionId).setModel(p.model));

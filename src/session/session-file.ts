@@ -66,6 +66,8 @@ export class SessionFile {
   private labelCache: Map<string, string> | null = null;
   /** records root -> leaf for the current leaf; kept up to date on append, rebuilt after a move */
   private leafPath: EntryRecord[] | null = null;
+  /** the last model / thinking setters before the kept part of the current leaf's path */
+  private settersCache: { path: EntryRecord[]; start: number; thinking?: EntryRecord; model?: EntryRecord } | null = null;
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined) {
     this.file = file;
@@ -178,8 +180,9 @@ export class SessionFile {
     // Only entries from the first kept one on are messages; earlier ones can only set the
     // model or thinking level, so parse just the last of each kind.
     const compaction = this.parse(path[compactionIdx]) as CompactionEntry;
+    // the first kept entry lies shortly before the compaction: search back from it
     let start = compactionIdx;
-    for (let i = 0; i < compactionIdx; i++) {
+    for (let i = compactionIdx - 1; i >= 0; i--) {
       if (path[i].id === compaction.firstKeptEntryId) {
         start = i;
         break;
@@ -190,8 +193,18 @@ export class SessionFile {
       for (let i = start - 1; i >= 0; i--) if (match(path[i])) return path[i];
       return undefined;
     };
-    const thinking = lastBefore((r) => r.type === "thinking_level_change");
-    const model = lastBefore((r) => r.type === "model_change" || (r.type === "message" && this.roleOf(r) === "assistant"));
+    // the setters before the kept part do not change while the leaf only moves forward
+    let setters = this.settersCache;
+    if (!setters || setters.path !== path || setters.start !== start) {
+      setters = {
+        path,
+        start,
+        thinking: lastBefore((r) => r.type === "thinking_level_change"),
+        model: lastBefore((r) => r.type === "model_change" || (r.type === "message" && this.roleOf(r) === "assistant")),
+      };
+      if (path === this.leafPath) this.settersCache = setters;
+    }
+    const { thinking, model } = setters;
     for (const r of [thinking, model].filter((r): r is EntryRecord => r !== undefined).sort((a, b) => a.lineNo - b.lineNo)) selected.push(r);
     for (let i = start; i < path.length; i++) selected.push(path[i]);
     return buildSessionContext(selected.map((r) => this.parse(r)));

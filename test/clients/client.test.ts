@@ -3,8 +3,9 @@
 // (both token forms), running the offline demo script (an automatic compaction inside the run).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { test, type TestContext } from "node:test";
+import { WebSocket } from "ws";
 import {
   ErrorCodes,
   PITH_BIN,
@@ -23,7 +24,7 @@ import {
   type EventName,
   type Transport,
 } from "../../clients/ts/index.js";
-import { connectBrowserWebSocket, tokenFromHash } from "../../clients/ts/browser.js";
+import { connectBrowserWebSocket, tokenFromHash, type BrowserWebSocketConstructor } from "../../clients/ts/browser.js";
 import { tempDir } from "../support/tmp.js";
 
 const NOTES = "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n";
@@ -171,6 +172,14 @@ test("fake server: events, waitFor, lastSeq; a replay after openSession delivers
   assert.equal(c2.lastSeq("s"), 3);
 });
 
+test("the browser entry imports no Node module (runtime imports: ./client.js, protocol/version.js only)", () => {
+  const runtimeImports = (file: string) =>
+    [...readFileSync(new URL(file, import.meta.url), "utf8").matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
+  assert.deepEqual(runtimeImports("../../clients/ts/browser.ts"), ["./client.js", "./client.js"]);
+  assert.deepEqual(runtimeImports("../../clients/ts/client.ts"), ["../../protocol/version.js"]);
+  assert.deepEqual(runtimeImports("../../protocol/version.ts"), []);
+});
+
 test("urls and tokens", () => {
   assert.equal(rpcUrl("http://127.0.0.1:7777"), "ws://127.0.0.1:7777/rpc");
   assert.equal(rpcUrl("https://h/#token=x"), "wss://h/rpc");
@@ -189,7 +198,7 @@ function places(t: TestContext) {
   return { home, cwd, env };
 }
 
-/** Every event a client sees, and the names of those that fail the protocol's schemas. */
+/** Every event a client sees (name, seq, sessionId), in arrival order. */
 function record(client: PithClient) {
   const events: { name: EventName; seq: number; sessionId: string }[] = [];
   client.onAny((name, params) => events.push({ name, seq: params.seq, sessionId: params.sessionId }));
@@ -204,7 +213,7 @@ function contiguous(seqs: number[], from = 1): void {
   );
 }
 
-test("stdio: the demo run over pipes, compaction inside it, typed errors, permission requests", async (t) => {
+test("stdio: the demo run over pipes, compaction inside it, typed errors, permission and beforeCompact requests", async (t) => {
   const { cwd, env } = places(t);
   const transport = spawnStdio({ cwd, env });
   t.after(() => void (transport.child.exitCode === null && transport.kill("SIGKILL")));
@@ -220,12 +229,16 @@ test("stdio: the demo run over pipes, compaction inside it, typed errors, permis
   });
   const asked: string[] = [];
   client.handle("requestPermission", (p) => (asked.push(p.toolName), { outcome: "allow" }));
+  const hooked: string[] = [];
+  const HOOK_SUMMARY = "Summary written by the client's beforeCompact hook.";
+  client.handle("beforeCompact", (p) => (hooked.push(`${p.reason} ${p.preparation.firstKeptEntryId ? "prepared" : "?"}`), { action: "replace", summary: HOOK_SUMMARY }));
 
   // before initialize: -32002, and the connection stays usable
   await assert.rejects(client.listSessions(), (e: unknown) => e instanceof PithRpcError && e.code === ErrorCodes.NotInitialized);
   const init = await client.initialize({ name: "client-test", version: "0.0.1" });
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.capabilities.permissions, true);
+  assert.deepEqual(init.capabilities.hooks, ["beforeCompact"]);
 
   const events = record(client);
   const opened = await client.createSession({ cwd });
@@ -251,6 +264,8 @@ test("stdio: the demo run over pipes, compaction inside it, typed errors, permis
 
   const { messages } = await client.getMessages(sessionId);
   assert.equal(messages[0].role, "compactionSummary");
+  assert.equal(messages[0].role === "compactionSummary" && messages[0].summary, HOOK_SUMMARY);
+  assert.deepEqual(hooked, ["threshold prepared"]);
   const tree = await client.getTree(sessionId);
   assert.ok(tree.entries.some((e) => e.type === "compaction"));
 
@@ -272,12 +287,25 @@ test("stdio: the demo run over pipes, compaction inside it, typed errors, permis
   assert.deepEqual(invalid, []);
   assert.ok(events.some((e) => e.name === "tool_execution_end" && e.seq > end.seq));
 
-  // rpc mode ends on stdin EOF (SIGTERM with stdin still open is a known daemon bug, see test/daemon/lifecycle.test.ts)
-  const transportClosed = new Promise<CloseInfo>((r) => transport.onClose(r));
-  const pendingAtClose = client.getState(sessionId);
-  client.close();
-  await assert.rejects(pendingAtClose, PithConnectionError);
+  // SIGTERM with stdin still open: the daemon exits 0 and the client sees the close
+  const closed = new Promise<CloseInfo>((r) => client.onClose(r));
+  transport.kill("SIGTERM");
   assert.deepEqual(await transport.exited, { code: 0, signal: null }, stderr);
+  assert.equal((await closed).exitCode, 0);
+  await assert.rejects(client.getState(sessionId), PithConnectionError);
+});
+
+test("stdio: close() ends stdin; pending calls reject, the daemon exits 0", async (t) => {
+  const { cwd, env } = places(t);
+  const transport = spawnStdio({ cwd, env, stderr: "ignore" });
+  t.after(() => void (transport.child.exitCode === null && transport.kill("SIGKILL")));
+  const client = new PithClient(transport);
+  await client.initialize({ name: "client-test" });
+  const transportClosed = new Promise<CloseInfo>((r) => transport.onClose(r));
+  const pending = client.listSessions();
+  client.close();
+  await assert.rejects(pending, PithConnectionError);
+  assert.deepEqual(await transport.exited, { code: 0, signal: null });
   assert.equal((await transportClosed).exitCode, 0);
 });
 
@@ -305,7 +333,12 @@ test("serve: WebSocket clients; a reconnect resumes the events after the last se
   const daemon = await startServe(t, token, env, cwd);
 
   await assert.rejects(connectWebSocket(daemon.url, "wrong-token"), /HTTP 401/);
-  assert.equal(typeof connectBrowserWebSocket, "function");
+
+  // the browser transport (subprotocol token), driven here by ws's browser-compatible WebSocket
+  const browser = new PithClient(await connectBrowserWebSocket(daemon.url, token, { WebSocket: WebSocket as unknown as BrowserWebSocketConstructor }));
+  assert.equal((await browser.initialize({ name: "browser" })).protocolVersion, 1);
+  assert.deepEqual(await browser.listSessions(), { sessions: [] });
+  browser.close();
 
   // client A (Authorization header) starts the demo and drops the connection mid-run
   const invalid: string[] = [];
