@@ -60,7 +60,8 @@ export const events = {
   /**
    * what changed in the reply (the reply so far is message_start's message plus every delta;
    * message_end carries it whole). Only the delta is sent: a long reply would otherwise cost
-   * time and bytes quadratic in its length.
+   * time and bytes quadratic in its length. Text / thinking deltas that arrive together are sent
+   * as one.
    */
   message_update: z.object({ ...base, runId: Id, delta: MessageDelta }),
   /** a message is complete and stored */

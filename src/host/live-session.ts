@@ -144,13 +144,46 @@ export class LiveSession {
     return event;
   }
 
+  /** text / thinking deltas that arrived in this turn of the event loop, not yet sent */
+  private pendingDelta: { runId: string; delta: { type: "text" | "thinking"; contentIndex: number; text: string } } | null = null;
+  private pendingScheduled = false;
+
+  private flushDelta = (): void => {
+    this.pendingScheduled = false;
+    const pending = this.pendingDelta;
+    if (!pending) return;
+    this.pendingDelta = null;
+    this.emit("message_update", pending);
+  };
+
   private forward(event: AgentEvent): void {
     if (event.type === "message_update") {
+      const d = event.delta;
+      if ((d.type === "text" || d.type === "thinking") && d.text !== undefined) {
+        // A provider sends a token or a few characters per delta, many per network read. The
+        // deltas of one turn of the event loop go out as one event: the same text, far fewer
+        // events for every client to parse and render.
+        const p = this.pendingDelta;
+        if (p && p.runId === event.runId && p.delta.type === d.type && p.delta.contentIndex === d.contentIndex) {
+          p.delta.text += d.text;
+          return;
+        }
+        this.flushDelta();
+        this.pendingDelta = { runId: event.runId, delta: { type: d.type, contentIndex: d.contentIndex, text: d.text } };
+        if (!this.pendingScheduled) {
+          this.pendingScheduled = true;
+          setImmediate(this.flushDelta);
+        }
+        return;
+      }
+      this.flushDelta();
       // the wire carries only the delta (see protocol/events.ts)
       const { type, message: _partial, ...rest } = event;
       this.emit(type, rest);
       return;
     }
+    // everything else keeps its order after the deltas before it
+    this.flushDelta();
     const { type, ...rest } = event;
     this.emit(type, rest);
   }

@@ -75,8 +75,14 @@ test("stdin EOF during runs (one streaming, one in a bash tool): exit 0, both st
   fake.enqueue(hang({ reply: { content: [{ type: "text", text: "streaming forever and ever", chunkSize: 4 }] }, afterFrames: 5 }));
   const fromA = peer.mark();
   const runA = await peer.request("prompt", { sessionId: a.sessionId, text: "stream" });
-  // the hang comes after two text deltas: wait for both
-  await peer.until(() => (peer.sessionEvents(a.sessionId, fromA).filter((e) => e.type === "message_update" && e.delta.type === "text").length >= 2 ? true : undefined), "a's two text deltas");
+  // the hang comes after two text deltas (the daemon may send them as one event): wait for both
+  const textSoFar = () =>
+    peer
+      .sessionEvents(a.sessionId, fromA)
+      .filter((e) => e.type === "message_update" && e.delta.type === "text")
+      .map((e) => (e.type === "message_update" ? (e.delta.text ?? "") : ""))
+      .join("");
+  await peer.until(() => (textSoFar().length >= 8 ? true : undefined), "a's two text deltas");
   const command = `sleep 29.${process.pid}${Math.floor(Math.random() * 1000)}`;
   fake.enqueue(toolUseReply("bash", { command }));
   const fromB = peer.mark();
