@@ -4,8 +4,7 @@
 // requests to clients (requestPermission).
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Logger } from "pino";
-import { ErrorCodes, PROTOCOL_VERSION, isMethodName, parseParams, serverRequests, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
-import { HostError } from "../host/errors.js";
+import { ErrorCodes, PROTOCOL_VERSION, parseParams, serverRequests, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
 import type { BeforeCompactDecision, LiveSession, PermissionOutcome, SessionListener } from "../host/live-session.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ToolCall } from "../messages/types.js";
@@ -232,4 +231,3 @@ export class RpcServer {
   }
 }
 
-export { HostError, isMethodName };
