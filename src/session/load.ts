@@ -21,6 +21,8 @@ export interface EntryRecord {
   length: number;
   /** the parsed entry, when it has been parsed */
   entry?: SessionEntry;
+  /** the tree's preview, once computed (entries never change, so neither does it) */
+  sketch?: { preview: string; role?: string };
 }
 
 export interface ScanResult {

@@ -13,7 +13,7 @@ import { linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from 
 import { FileLock } from "./lock.js";
 import { migrateLines, serializeLines } from "./migrate.js";
 import { defaultSessionsDir, sessionFilePath } from "./paths.js";
-import { buildTreeView, type TreeView } from "./tree.js";
+import { buildTreeView, sketchOf, type TreeView } from "./tree.js";
 import {
   CURRENT_SESSION_VERSION,
   KNOWN_ENTRY_TYPES,
@@ -214,8 +214,9 @@ export class SessionFile {
   tree(): TreeView {
     const labels = this.labels();
     const visible = this.records.filter((r) => !(r.type === "custom" && isBookkeeping(this.parse(r))));
-    // parsed without caching: a tree of a huge file must not keep every entry in memory
-    return buildTreeView(visible, (r) => this.parse(r, false), labels, this.leaf);
+    // entries are parsed without keeping them (a huge file's tree must not hold every entry in
+    // memory); their previews are kept, so the next tree costs no parsing
+    return buildTreeView(visible, (r) => (r.sketch ??= sketchOf(this.parse(r, false))), labels, this.leaf);
   }
 
   /** Current labels by target entry id (the latest label entry per target wins; empty clears). */

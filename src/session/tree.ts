@@ -62,9 +62,19 @@ export function previewOf(entry: SessionEntry): string {
   }
 }
 
+/** What the tree shows of an entry besides its light fields. */
+export interface EntrySketch {
+  preview: string;
+  role?: string;
+}
+
+export function sketchOf(entry: SessionEntry): EntrySketch {
+  return entry.type === "message" ? { preview: previewOf(entry), role: entry.message.role } : { preview: previewOf(entry) };
+}
+
 export function buildTreeView(
   records: readonly EntryRecord[],
-  parse: (r: EntryRecord) => SessionEntry,
+  sketch: (r: EntryRecord) => EntrySketch,
   labels: ReadonlyMap<string, string>,
   leafId: string | null,
 ): TreeView {
@@ -91,9 +101,9 @@ export function buildTreeView(
   pushChildren(null, -1);
   while (stack.length > 0) {
     const { rec, depth } = stack.pop()!;
-    const entry = parse(rec);
-    const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview: previewOf(entry), depth };
-    if (rec.type === "message" && entry.type === "message") node.role = entry.message.role;
+    const { preview, role } = sketch(rec);
+    const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview, depth };
+    if (role !== undefined) node.role = role;
     const label = labels.get(rec.id);
     if (label) node.label = label;
     entries.push(node);
