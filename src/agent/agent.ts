@@ -240,6 +240,9 @@ export class Agent {
       }
       this.controller = null;
       this.currentRunId = null;
+      // prompts queued for this run and not delivered (an abort, an error) must not leak into the next
+      this.steerQueue.length = 0;
+      this.followUpQueue.length = 0;
     }
     const result: RunResult = { runId, stopReason, error, usage: total };
     this.emit({ type: "agent_end", runId, stopReason, error, usage: total });

@@ -11,7 +11,7 @@ import { appendCompaction, compact, compactionInputOf, contextTokens, estimateMe
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent, ToolCall } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import type { CustomEntry } from "../session/types.js";
+import { SESSION_SETTINGS_TYPE } from "../session/types.js";
 import { bashTool } from "../tools/bash.js";
 import { createCodingTools } from "../tools/index.js";
 import { ToolError } from "../tools/types.js";
@@ -55,7 +55,6 @@ export interface LiveSessionDeps {
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
-const SETTINGS_ENTRY = "pith.session-settings";
 const WRITING_TOOLS = new Set(["write", "edit", "bash"]);
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -467,20 +466,16 @@ export class LiveSession {
 
   setAutoCompaction(enabled: boolean): { enabled: boolean } {
     if (enabled !== this.autoCompaction) {
-      this.file.append({ type: "custom", customType: SETTINGS_ENTRY, data: { autoCompaction: enabled } });
+      // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
+      this.file.appendBookkeeping(SESSION_SETTINGS_TYPE, { autoCompaction: enabled });
       this.autoCompaction = enabled;
     }
     return { enabled };
   }
 
   private storedSetting(key: string, fallback: boolean): boolean {
-    for (const e of this.file.branchPath().reverse()) {
-      if (e.type === "custom" && (e as CustomEntry).customType === SETTINGS_ENTRY) {
-        const v = ((e as CustomEntry).data as Record<string, unknown> | undefined)?.[key];
-        if (typeof v === "boolean") return v;
-      }
-    }
-    return fallback;
+    const v = (this.file.latestBookkeeping(SESSION_SETTINGS_TYPE) as Record<string, unknown> | undefined)?.[key];
+    return typeof v === "boolean" ? v : fallback;
   }
 
   // -- tree --

@@ -298,6 +298,28 @@ export class SessionFile {
     this.moveLeaf(targetId);
   }
 
+  /**
+   * Writes a bookkeeping entry (see isBookkeeping) as a child of the leaf, leaving the leaf
+   * where it is; read it back with latestBookkeeping, whatever branch is active.
+   */
+  appendBookkeeping(customType: string, data: unknown): void {
+    this.assertWritable();
+    const entry: CustomEntry = { type: "custom", id: newEntryId(this.byId), parentId: this.leaf, timestamp: new Date().toISOString(), customType, data };
+    if (!isBookkeeping(entry)) throw new SessionError("InvalidEntry", `${customType} is not a bookkeeping entry type`);
+    this.writeEntry(entry, false);
+  }
+
+  /** The data of the latest bookkeeping entry of this type in the file, on any branch. */
+  latestBookkeeping(customType: string): unknown {
+    for (let i = this.records.length - 1; i >= 0; i--) {
+      const r = this.records[i];
+      if (r.type !== "custom") continue;
+      const e = this.parse(r) as CustomEntry;
+      if (e.customType === customType) return e.data;
+    }
+    return undefined;
+  }
+
   /** Moves the leaf to `targetId` and writes a branch summary there, which becomes the leaf. */
   branchWithSummary(targetId: string | null, summary: string, details?: unknown, fromHook?: boolean): SessionEntry {
     this.assertWritable();

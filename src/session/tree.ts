@@ -49,12 +49,8 @@ export function previewOf(entry: SessionEntry): string {
       return `${entry.provider}/${entry.modelId}`;
     case "thinking_level_change":
       return `thinking: ${entry.thinkingLevel}`;
-    case "custom": {
-      // pith's own per-session settings read better as what they say
-      const auto = (entry.data as { autoCompaction?: unknown } | undefined)?.autoCompaction;
-      if (entry.customType === "pith.session-settings" && typeof auto === "boolean") return `auto-compaction ${auto ? "on" : "off"}`;
+    case "custom":
       return entry.customType ?? "";
-    }
     case "custom_message":
       return clip(typeof entry.content === "string" ? entry.content : messageText({ role: "user", content: entry.content, timestamp: 0 }));
     case "label":

@@ -138,9 +138,15 @@ export const LEAF_MARKER_TYPE = "pith.leaf";
  */
 export const TORN_MARKER_TYPE = "pith.torn";
 
-/** Entries pith writes for its own bookkeeping: not messages, hidden from the tree, never a leaf. */
+/** customType of the entry recording a session's own settings (auto-compaction on or off). */
+export const SESSION_SETTINGS_TYPE = "pith.session-settings";
+
+/**
+ * Entries pith writes for its own bookkeeping: not messages, hidden from the tree, never the
+ * leaf (each is written as a child of the leaf, which stays where it was).
+ */
 export function isBookkeeping(entry: EntryBase): boolean {
   if (entry.type !== "custom") return false;
   const t = (entry as CustomEntry).customType;
-  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE;
+  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE || t === SESSION_SETTINGS_TYPE;
 }

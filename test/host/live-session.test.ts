@@ -214,3 +214,34 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   const last = s.getMessages().messages.filter((m) => m.role === "toolResult").at(-1)!;
   assert.match(JSON.stringify(last), /denied/);
 });
+
+test("the auto-compaction setting belongs to the session: hidden from the tree, kept across tree moves and reopening", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ text: "one" }], loop: true });
+  const s = h.create({ cwd });
+  await s.prompt({ text: "first" });
+  await s.idle();
+  const first = s.file.branchPath()[0].id;
+  const leafBefore = s.file.leafId;
+  s.setAutoCompaction(false);
+  assert.equal(s.file.leafId, leafBefore, "the leaf does not move");
+  assert.ok(!s.getTree().entries.some((e) => e.type === "custom"), "not shown in the tree");
+  await s.navigateTree(first);
+  const file = s.file.file;
+  await h.close(s.id);
+  assert.equal(h.open({ sessionFile: file }).getState().autoCompactionEnabled, false);
+});
+
+test("prompts queued for a run that is aborted do not leak into the next run", async (t) => {
+  const { h, cwd } = host(t, { turns: [{ text: "x".repeat(3000), chunkSize: 5, delayMs: 2 }, { text: "second" }] });
+  const s = h.create({ cwd });
+  await s.prompt({ text: "long" });
+  await s.prompt({ text: "queued steer", delivery: "steer" });
+  assert.deepEqual(s.getState().pending, { steer: 1, followUp: 0 });
+  s.abort();
+  await s.idle();
+  assert.deepEqual(s.getState().pending, { steer: 0, followUp: 0 });
+  await s.prompt({ text: "next" });
+  await s.idle();
+  const users = s.getMessages().messages.filter((m) => m.role === "user").map((m) => (m as { content: string }).content);
+  assert.deepEqual(users, ["long", "next"]);
+});
