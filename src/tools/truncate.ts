@@ -30,37 +30,16 @@ const byteLength = (s: string): number => Buffer.byteLength(s, "utf8");
 
 /** Keeps the start of `text`: whole lines, as many as both limits allow. */
 export function truncateHead(text: string, limits: Limits = {}): Truncation {
-  const maxLines = limits.maxLines ?? MAX_LINES;
-  const maxBytes = limits.maxBytes ?? MAX_BYTES;
-  const lines = text.split("\n");
-  const totalBytes = byteLength(text);
-  if (lines.length <= maxLines && totalBytes <= maxBytes) {
-    return { text, truncated: false, totalLines: lines.length, totalBytes, keptLines: lines.length, keptBytes: totalBytes };
-  }
-  let bytes = 0;
-  let kept = 0;
-  let by: "lines" | "bytes" = "lines";
-  for (const line of lines) {
-    if (kept >= maxLines) break;
-    const add = byteLength(line) + (kept > 0 ? 1 : 0);
-    if (bytes + add > maxBytes) {
-      by = "bytes";
-      break;
-    }
-    bytes += add;
-    kept++;
-  }
-  if (kept === 0) {
-    // the first line alone is over the byte limit: keep a piece of it rather than nothing
-    const piece = sliceUtf8Head(lines[0] ?? "", maxBytes);
-    return { text: piece, truncated: true, truncatedBy: "bytes", totalLines: lines.length, totalBytes, keptLines: 0, keptBytes: byteLength(piece), partialLine: true };
-  }
-  const out = lines.slice(0, kept).join("\n");
-  return { text: out, truncated: true, truncatedBy: by, totalLines: lines.length, totalBytes, keptLines: kept, keptBytes: bytes };
+  return truncateEnd(text, limits, "head");
 }
 
 /** Keeps the end of `text` (where a command's errors and results are): whole lines, within both limits. */
 export function truncateTail(text: string, limits: Limits = {}): Truncation {
+  return truncateEnd(text, limits, "tail");
+}
+
+/** Keeps whole lines from one end of `text` while both limits allow. */
+function truncateEnd(text: string, limits: Limits, keep: "head" | "tail"): Truncation {
   const maxLines = limits.maxLines ?? MAX_LINES;
   const maxBytes = limits.maxBytes ?? MAX_BYTES;
   const lines = text.split("\n");
@@ -68,12 +47,12 @@ export function truncateTail(text: string, limits: Limits = {}): Truncation {
   if (lines.length <= maxLines && totalBytes <= maxBytes) {
     return { text, truncated: false, totalLines: lines.length, totalBytes, keptLines: lines.length, keptBytes: totalBytes };
   }
+  const lineAt = (k: number) => (keep === "head" ? lines[k] : lines[lines.length - 1 - k]);
   let bytes = 0;
   let kept = 0;
   let by: "lines" | "bytes" = "lines";
-  for (let i = lines.length - 1; i >= 0; i--) {
-    if (kept >= maxLines) break;
-    const add = byteLength(lines[i]) + (kept > 0 ? 1 : 0);
+  while (kept < lines.length && kept < maxLines) {
+    const add = byteLength(lineAt(kept)) + (kept > 0 ? 1 : 0);
     if (bytes + add > maxBytes) {
       by = "bytes";
       break;
@@ -82,10 +61,11 @@ export function truncateTail(text: string, limits: Limits = {}): Truncation {
     kept++;
   }
   if (kept === 0) {
-    const piece = sliceUtf8Tail(lines[lines.length - 1] ?? "", maxBytes);
+    // the nearest line alone is over the byte limit: keep a piece of it rather than nothing
+    const piece = keep === "head" ? sliceUtf8Head(lineAt(0) ?? "", maxBytes) : sliceUtf8Tail(lineAt(0) ?? "", maxBytes);
     return { text: piece, truncated: true, truncatedBy: "bytes", totalLines: lines.length, totalBytes, keptLines: 0, keptBytes: byteLength(piece), partialLine: true };
   }
-  const out = lines.slice(lines.length - kept).join("\n");
+  const out = (keep === "head" ? lines.slice(0, kept) : lines.slice(lines.length - kept)).join("\n");
   return { text: out, truncated: true, truncatedBy: by, totalLines: lines.length, totalBytes, keptLines: kept, keptBytes: bytes };
 }
 
