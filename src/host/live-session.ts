@@ -229,8 +229,9 @@ export class LiveSession {
     return { messages: this.file.buildContext().messages };
   }
 
+  /** The tree, built without stalling the other sessions (see SessionFile.treeAsync). */
   getTree() {
-    return this.file.tree();
+    return this.file.treeAsync();
   }
 
   stats() {

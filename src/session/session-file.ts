@@ -13,7 +13,7 @@ import { linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from 
 import { FileLock } from "./lock.js";
 import { migrateLines, serializeLines } from "./migrate.js";
 import { defaultSessionsDir, sessionFilePath } from "./paths.js";
-import { buildTreeView, sketchOf, type TreeView } from "./tree.js";
+import { buildTreeView, sketchOf, type EntrySketch, type TreeView } from "./tree.js";
 import {
   CURRENT_SESSION_VERSION,
   KNOWN_ENTRY_TYPES,
@@ -212,11 +212,34 @@ export class SessionFile {
 
   /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
   tree(): TreeView {
-    const labels = this.labels();
-    const visible = this.records.filter((r) => !(r.type === "custom" && isBookkeeping(this.parse(r))));
-    // entries are parsed without keeping them (a huge file's tree must not hold every entry in
-    // memory); their previews are kept, so the next tree costs no parsing
-    return buildTreeView(visible, (r) => (r.sketch ??= sketchOf(this.parse(r, false))), labels, this.leaf);
+    const visible = this.visibleRecords();
+    for (const r of visible) this.sketch(r);
+    return buildTreeView(visible, (r) => this.sketch(r), this.labels(), this.leaf);
+  }
+
+  /**
+   * The same tree, with the first sketch of each entry computed in slices that give the event
+   * loop back in between: the first tree of a 100 MB session parses every entry (about a
+   * second), which must not stall a daemon's other sessions.
+   */
+  async treeAsync(slice = 2000): Promise<TreeView> {
+    const visible = this.visibleRecords();
+    for (let i = 0; i < visible.length; i += slice) {
+      const end = Math.min(visible.length, i + slice);
+      for (let j = i; j < end; j++) this.sketch(visible[j]);
+      if (end < visible.length) await new Promise((resolve) => setImmediate(resolve));
+      if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
+    }
+    return buildTreeView(visible, (r) => this.sketch(r), this.labels(), this.leaf);
+  }
+
+  private visibleRecords(): EntryRecord[] {
+    return this.records.filter((r) => !(r.type === "custom" && isBookkeeping(this.parse(r))));
+  }
+
+  /** An entry's preview: parsed without keeping the entry (a huge file's tree must not hold every entry), kept itself. */
+  private sketch(r: EntryRecord): EntrySketch {
+    return (r.sketch ??= sketchOf(this.parse(r, false)));
   }
 
   /** Current labels by target entry id (the latest label entry per target wins; empty clears). */

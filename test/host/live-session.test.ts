@@ -224,7 +224,7 @@ test("the auto-compaction setting belongs to the session: hidden from the tree, 
   const leafBefore = s.file.leafId;
   s.setAutoCompaction(false);
   assert.equal(s.file.leafId, leafBefore, "the leaf does not move");
-  assert.ok(!s.getTree().entries.some((e) => e.type === "custom"), "not shown in the tree");
+  assert.ok(!(await s.getTree()).entries.some((e) => e.type === "custom"), "not shown in the tree");
   await s.navigateTree(first);
   const file = s.file.file;
   await h.close(s.id);

@@ -307,3 +307,18 @@ test("ids written by others are read as they are (any non-empty string)", (t) =>
   assert.deepEqual(s.branchPath().map((e: SessionEntry) => e.id), [uuid, "x"]);
   assert.equal(readdirSync(dir).filter((f) => f.endsWith(".bak")).length, 0, "a v3 file is not rewritten");
 });
+
+test("treeAsync gives the same tree as tree(), yielding to the event loop on the way", async (t) => {
+  const s = SessionFile.create({ cwd: "/p", sessionsDir: tempDir(t) });
+  t.after(() => s.close());
+  for (let i = 0; i < 50; i++) s.appendMessage(i % 2 ? assistant(`a${i}`) : user(`u${i}`));
+  s.branch(s.entries()[10].id);
+  s.appendMessage(user("side"));
+  let otherWorkRan = false;
+  setImmediate(() => (otherWorkRan = true));
+  const building = s.treeAsync(7);
+  assert.equal(otherWorkRan, false);
+  const asyncTree = await building;
+  assert.ok(otherWorkRan, "other work ran while the tree was built");
+  assert.deepEqual(asyncTree, s.tree());
+});
