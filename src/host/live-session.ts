@@ -7,7 +7,7 @@ import { Agent, type AgentHooks } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { providerSummarizer } from "../agent/summarizer-port.js";
-import { appendCompaction, compact, compactionInputOf, contextTokens, estimateMessageTokens, fitToWindow, prepareBranchSummary, type CompactionPreparation, prepareCompaction, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionReason, type CompactionResult, type CompactionSettings } from "../compaction/index.js";
+import { contextTokens, fitToWindow, prepareBranchSummary, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionPreparation, type CompactionReason, type CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent, ToolCall } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
@@ -16,26 +16,16 @@ import { bashTool } from "../tools/bash.js";
 import { createCodingTools } from "../tools/index.js";
 import { ToolError } from "../tools/types.js";
 import { ErrorCode, HostError } from "./errors.js";
+import { runCompaction, type BeforeCompactDecision, type StoredCompaction } from "./compaction-runner.js";
 import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+
+export type { BeforeCompactDecision, StoredCompaction };
 
 /** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
 export type SessionListener = (event: SessionEvent, wire: string) => void;
 
 export type PermissionMode = "auto" | "ask" | "readonly";
 export type PermissionOutcome = "allow" | "allowAlways" | "deny";
-/** A stored compaction as methods and events report it. */
-export interface StoredCompaction {
-  summary: string;
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  details: Record<string, unknown> | CompactionResult["details"];
-  fallback?: { reason: string };
-  /** a client's beforeCompact hook wrote the summary */
-  fromHook?: boolean;
-}
-
-export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
@@ -402,67 +392,24 @@ export class LiveSession {
     return result;
   }
 
-  /**
-   * Prepares, summarizes and stores one compaction with its start / end events. Returns null
-   * when it was skipped or cancelled (an automatic one that would free too little is reported
-   * as an `error` event with code -32017).
-   */
-  private async runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
-    const settings = this.compactionSettings;
-    const prep = prepareCompaction(compactionInputOf(this.file), settings, reason);
-    if (!prep.ok) {
-      if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, prep.message, { code: prep.code, tokensBefore: prep.tokensBefore });
-      this.emit("error", { code: ErrorCode.CompactionSkipped, message: prep.message, data: { reason, code: prep.code, tokensBefore: prep.tokensBefore } });
-      return null;
-    }
-    const controller = own ?? new AbortController();
-    const onOuter = () => controller.abort();
-    outer.addEventListener("abort", onOuter, { once: true });
-    this.compacting = controller;
-    this.emit("compaction_start", { reason, tokensBefore: prep.preparation.tokensBefore });
-    let outcome: StoredCompaction | "cancelled";
-    try {
-      outcome = await this.summarizeAndStore(reason, prep.preparation, settings, controller.signal, instructions);
-    } catch (err) {
-      const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
-      this.emit("compaction_end", { reason, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
-      if (aborted && reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
-      throw aborted ? new CompactionAbortedError() : err;
-    } finally {
-      this.compacting = null;
-      outer.removeEventListener("abort", onOuter);
-    }
-    if (outcome === "cancelled") {
-      this.emit("compaction_end", { reason, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
-      if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
-      return null;
-    }
-    this.emit("compaction_end", { reason, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
-    this.emitUsage();
-    return outcome;
-  }
-
-  /** A client's beforeCompact hook decides first; then pith's summary, or the client's. */
-  private async summarizeAndStore(reason: CompactionReason, p: CompactionPreparation, settings: CompactionSettings, signal: AbortSignal, instructions?: string): Promise<StoredCompaction | "cancelled"> {
-    const decision = await this.deps.beforeCompact(this, reason, { ...p, instructions });
-    if (signal.aborted) throw new CompactionAbortedError();
-    if (decision.action === "cancel") return "cancelled";
-    if (decision.action === "replace") {
-      const details = decision.details ?? {};
-      this.file.append({ type: "compaction", summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details, fromHook: true });
-      const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary: decision.summary, tokensBefore: p.tokensBefore, timestamp: 0 }) + p.keptTokens;
-      return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter, details, fromHook: true };
-    }
-    const summarizerModel = settings.model ? this.deps.resolveModel(settings.model) : this.model;
-    const result = await compact(p, {
-      port: providerSummarizer(this.deps.providerFor(summarizerModel), summarizerModel),
-      limits: { contextWindow: summarizerModel.contextWindow, maxOutputTokens: summarizerModel.maxOutputTokens },
-      settings,
-      signal,
+  /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
+  private runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
+    return runCompaction(
+      {
+        session: this,
+        file: this.file,
+        model: this.model,
+        settings: this.compactionSettings,
+        deps: this.deps,
+        emit: (type, params) => this.emit(type, params),
+        emitUsage: () => this.emitUsage(),
+        setActive: (controller) => (this.compacting = controller),
+      },
+      reason,
+      outer,
       instructions,
-    });
-    appendCompaction(this.file, result);
-    return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details, fallback: result.fallback };
+      own,
+    );
   }
 
   setAutoCompaction(enabled: boolean): { enabled: boolean } {
