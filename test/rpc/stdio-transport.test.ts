@@ -181,6 +181,8 @@ test("close() stops reading, fires onClose once, drops later sends", { timeout: 
   conn.close();
   conn.send("b");
   input.write("2\n");
+  // sends go out in one write per event-loop turn: wait for that write, not for a fixed time
+  await conn.flushed();
   await sleep(5);
   assert.deepEqual(messages, ["1"]);
   assert.equal(closed(), 1);

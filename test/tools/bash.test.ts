@@ -87,8 +87,11 @@ test("bash: abort kills the whole process group, leaving no orphan", async (t) =
   const dir = tempDir(t);
   const pidFile = join(dir, "pid");
   const ac = new AbortController();
-  const run = bashTool.execute({ command: `sleep 30 & echo $! > ${pidFile}; echo waiting; wait` }, ctxFor(dir, { signal: ac.signal }));
-  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
+  let seen = "";
+  const onUpdate = (p: ToolOutput) => (seen = textOf(p));
+  const run = bashTool.execute({ command: `sleep 30 & echo $! > ${pidFile}; echo waiting; wait` }, ctxFor(dir, { signal: ac.signal, onUpdate }));
+  // abort once the output so far has been read, so the error can be checked to carry it
+  await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n") && seen.includes("waiting"));
   const pid = readPid(pidFile);
   assert.ok(isRunning(pid), "background sleep should be running before the abort");
   const started = Date.now();
