@@ -348,3 +348,17 @@ test(
     assert.match(stderr, /^pith: NotASession: /);
   },
 );
+
+test("serve on a port already in use says so and exits 1, without a stack trace", async (t) => {
+  const { createServer } = await import("node:net");
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  t.after(() => blocker.close());
+  const port = (blocker.address() as { port: number }).port;
+  const p = places(t);
+  const r = await pith(["serve", "--port", String(port), "--token", "tok"], p);
+  assert.equal(r.status, 1, show(r));
+  assert.match(r.stderr, new RegExp(`pith: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
+  assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+  assert.equal(r.stdout, "");
+});

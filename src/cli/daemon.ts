@@ -74,15 +74,24 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
       log.error("the token must be non-empty and use only A-Z a-z 0-9 _ -");
       return 2;
     }
-    const ws = await startWsServer({
-      host: opts.serve.host,
-      port: opts.serve.port,
-      token,
-      allowedOrigins: opts.serve.allowedOrigins,
-      staticDir: existsSync(WEB_DIR) ? WEB_DIR : undefined,
-      logger: log,
-      onConnection: (conn) => rpc.attach(conn),
-    });
+    let ws: Awaited<ReturnType<typeof startWsServer>>;
+    try {
+      ws = await startWsServer({
+        host: opts.serve.host,
+        port: opts.serve.port,
+        token,
+        allowedOrigins: opts.serve.allowedOrigins,
+        staticDir: existsSync(WEB_DIR) ? WEB_DIR : undefined,
+        logger: log,
+        onConnection: (conn) => rpc.attach(conn),
+      });
+    } catch (err) {
+      // a port in use, an address that is not ours: say so, no stack
+      const e = err as NodeJS.ErrnoException;
+      process.stderr.write(`pith: cannot listen on ${opts.serve.host}:${opts.serve.port}: ${e.code ?? ""} ${e.message}\n`);
+      await host.shutdown();
+      return 1;
+    }
     closeWs = () => ws.close();
     const tokenFile = writeTokenFile(pithHome(), token);
     process.stderr.write(`pith serving on ${ws.url} (WebSocket at /rpc)\n  open: ${ws.url}/#token=${token}\n  token file: ${tokenFile}\n`);
