@@ -98,6 +98,29 @@ function isBlank(buf: Buffer, start: number, end: number): boolean {
   return true;
 }
 
+/** The header on a file's first line, or what is wrong with that line. */
+function headerOf(line: RawLine): SessionHeader | string {
+  if (line.end - line.start > MAX_HEADER_BYTES || line.buf[line.start] !== 0x7b /* { */) return "the first line is not a JSON session header";
+  const value = parseObject(line.buf.toString("utf8", line.start, line.end));
+  if (!isHeader(value)) return value ? 'the first line is not a header of type "session" with an id' : "the first line is not valid JSON";
+  return value;
+}
+
+/** Reads only the first line: throws NotASession unless it is a session header (checked before locking anything). */
+export function assertSessionHeader(fd: number, file: string): void {
+  let problem: string | null = "empty file";
+  forEachLine(
+    fd,
+    (line) => {
+      const checked = headerOf(line);
+      problem = typeof checked === "string" ? checked : null;
+      return false;
+    },
+    64 * 1024,
+  );
+  if (problem !== null) throw notASession(file, problem);
+}
+
 export function scanSessionFile(fd: number, file: string): ScanResult {
   const size = fstatSync(fd).size;
   if (size === 0) throw notASession(file, "empty file");
@@ -112,15 +135,12 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
 
   forEachLine(fd, (line) => {
     if (line.lineNo === 1) {
-      if (line.end - line.start > MAX_HEADER_BYTES || line.buf[line.start] !== 0x7b /* { */) {
-        headerProblem = "the first line is not a JSON session header";
+      const checked = headerOf(line);
+      if (typeof checked === "string") {
+        headerProblem = checked;
         return false;
       }
-      const value = parseObject(line.buf.toString("utf8", line.start, line.end));
-      if (!isHeader(value)) {
-        headerProblem = value ? 'the first line is not a header of type "session" with an id' : "the first line is not valid JSON";
-        return false;
-      }
+      const value = checked;
       header = value;
       version = fileVersion(value);
       if (version < 3) lines = [{ json: value }];

@@ -1,6 +1,6 @@
 // One writer per session file: `<file>.lock` holds the owner's pid. A lock whose owner is no
 // longer alive (crash, kill -9) is stale and taken over. Readers never lock.
-import { closeSync, linkSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { SessionError } from "./errors.js";
@@ -81,11 +81,41 @@ function removeLeftovers(lockPath: string): void {
   }
 }
 
+/** Blocks this thread for `ms` (a takeover in progress elsewhere takes microseconds). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes a stale lock under `<lock>.takeover`, an exclusive file holding the remover's pid:
+ * with it held, the lock is read again and removed only if it is still the stale one seen. A
+ * takeover file whose owner died is itself removed. Returns when the caller should try again.
+ */
+function removeStale(lockPath: string, stale: LockOwner | null, mine: string): void {
+  const takeover = `${lockPath}.takeover`;
+  try {
+    // created complete, like the lock itself: a racing process never sees an empty one
+    linkSync(mine, takeover);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    const holder = readOwner(takeover);
+    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) sleepSync(5);
+    else tryUnlink(takeover); // its holder died mid-takeover (held for microseconds: rare)
+    return;
+  }
+  try {
+    const now = readOwner(lockPath);
+    const same = now === null ? stale === null : stale !== null && now.nonce === stale.nonce && now.pid === stale.pid;
+    if (same && !ownerIsLive(now)) tryUnlink(lockPath);
+  } finally {
+    tryUnlink(takeover);
+  }
+}
+
 /**
  * The lock file is created complete: the owner is written to a private file first and then
  * hard-linked to the lock path, which fails if it exists. A racing process never sees an empty
- * lock. A stale lock is first renamed to a private name (only one process can move it) and then
- * checked; a live lock moved by mistake in a race is put back.
+ * lock. A stale lock is removed only under the takeover mutex (see removeStale).
  */
 export class FileLock {
   private constructor(
@@ -108,7 +138,7 @@ export class FileLock {
     writeSync(fd, JSON.stringify(owner));
     closeSync(fd);
     try {
-      for (let attempt = 0; attempt < 20; attempt++) {
+      for (let attempt = 0; attempt < 200; attempt++) {
         try {
           linkSync(mine, lockPath);
           heldHere.set(lockPath, nonce);
@@ -127,22 +157,9 @@ export class FileLock {
             { file: filePath, pid: current.pid, host: current.host },
           );
         }
-        // stale (its owner died): move it aside, then make sure it was the stale one we saw
-        const aside = `${lockPath}.stale-${nonce}-${attempt}`;
-        try {
-          renameSync(lockPath, aside);
-        } catch {
-          continue; // somebody else moved it first
-        }
-        const moved = readOwner(aside);
-        if (ownerIsLive(moved)) {
-          try {
-            linkSync(aside, lockPath); // a fresh lock taken in between: give it back
-          } catch {
-            // a third process took the path meanwhile; the next attempt sees whose it is
-          }
-        }
-        tryUnlink(aside);
+        // stale (its owner died): only the holder of the takeover mutex may remove it, and only
+        // if it is still that same stale lock, so a fresh lock is never removed by mistake
+        removeStale(lockPath, current, mine);
       }
       throw new SessionError("SessionLocked", `could not take the lock for ${filePath}`, { file: filePath });
     } finally {

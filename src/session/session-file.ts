@@ -9,7 +9,7 @@ import { buildSessionContext, latestCompactionIndex, type SessionContext } from 
 import { SessionError, type SessionWarning } from "./errors.js";
 import { newEntryId } from "./ids.js";
 import { readRange } from "./line-reader.js";
-import { linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
+import { assertSessionHeader, linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
 import { FileLock } from "./lock.js";
 import { migrateLines, serializeLines } from "./migrate.js";
 import { defaultSessionsDir, sessionFilePath } from "./paths.js";
@@ -105,6 +105,13 @@ export class SessionFile {
     if (!existsSync(file)) throw new SessionError("SessionNotFound", `no such session file: ${file}`, { file });
     const stat = statSync(file);
     if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
+    // not a session: refused before a lock file is created beside it
+    const probe = openSync(file, "r");
+    try {
+      assertSessionHeader(probe, file);
+    } finally {
+      closeSync(probe);
+    }
     const lock = options.readOnly ? null : FileLock.acquire(file);
     let fd = -1;
     try {
