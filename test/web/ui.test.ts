@@ -364,7 +364,8 @@ test("a dropped connection reconnects and the reply resumes where it left off (r
   // the run goes on without the page: the rest of the demo (2,000+ events) and the compaction
   await until("the run to end in the daemon", () => withClient(async (c) => !(await c.getState(id)).isRunning), 15_000);
   await page.evaluate(() => (window as unknown as { __net: { unblock(): void } }).__net.unblock());
-  await page.click("button.retry-now");
+  // the page may reconnect by itself first (its backoff timer): then there is no button to press
+  await page.locator("button.retry-now").click({ timeout: 2000 }).catch(() => undefined);
   await page.waitForSelector('.conn[data-state="open"]');
   await page.waitForSelector('.marker.compaction[data-reason="threshold"][data-state="done"]');
   await waitIdle();
@@ -383,7 +384,7 @@ test("reconnects after the daemon restarts and shows the session again", { skip,
   await stopDaemon();
   await page.waitForSelector('.conn[data-state="reconnecting"]');
   daemon = await startDaemon(port);
-  await page.click("button.retry-now").catch(() => undefined); // or wait for the backoff
+  await page.locator("button.retry-now").click({ timeout: 2000 }).catch(() => undefined); // or wait for the backoff
   await page.waitForSelector('.conn[data-state="open"]', { timeout: 15_000 });
   await page.waitForSelector('.marker.branch-summary[data-state="done"]');
   assert.equal(await currentSessionId(), mainSessionId);
