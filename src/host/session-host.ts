@@ -12,7 +12,7 @@ import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.j
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
-import { listSessions, summarizeSessionFile, type SessionSummary } from "../session/list.js";
+import { findSessionFile, listSessions, type SessionSummary } from "../session/list.js";
 import { SessionError } from "../session/errors.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
@@ -151,9 +151,9 @@ export class SessionHost {
     if (params.sessionId) {
       const loaded = this.sessions.get(params.sessionId);
       if (loaded) return loaded;
-      const found = listSessions(this.options.sessionsDir).find((s) => s.id === params.sessionId);
+      const found = findSessionFile(this.options.sessionsDir, params.sessionId);
       if (!found) throw new HostError(ErrorCode.SessionNotFound, `no session ${params.sessionId} in ${this.options.sessionsDir}`, { sessionId: params.sessionId });
-      return this.openFile(found.file);
+      return this.openFile(found);
     }
     return this.openFile(params.sessionFile as string);
   }
@@ -187,9 +187,8 @@ export class SessionHost {
   async delete(sessionId: string): Promise<{ deleted: string }> {
     let file: string | undefined = this.sessions.get(sessionId)?.file.file;
     if (file) await this.close(sessionId);
-    else file = listSessions(this.options.sessionsDir).find((s) => s.id === sessionId)?.file;
+    else file = findSessionFile(this.options.sessionsDir, sessionId);
     if (!file) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
-    if (summarizeSessionFile(file)?.id !== sessionId) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
     unlinkSync(file);
     if (existsSync(`${file}.lock`)) unlinkSync(`${file}.lock`);
     return { deleted: file };

@@ -121,3 +121,46 @@ export function listSessions(sessionsDir: string, options: { cwd?: string } = {}
   }
   return out.sort((a, b) => (a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0));
 }
+
+/**
+ * The file of session `id` under `sessionsDir`. File names end in `_<id>.jsonl` (the layout
+ * this store writes), so a match by name is tried first and only confirmed by its header; a
+ * file named otherwise is found by reading every header (the slow way, as a fallback).
+ */
+export function findSessionFile(sessionsDir: string, id: string): string | undefined {
+  if (!existsSync(sessionsDir)) return undefined;
+  const suffix = `_${id}.jsonl`;
+  const dirs = readdirSync(sessionsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(sessionsDir, d.name));
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith(suffix) && headerIdOf(join(dir, name)) === id) return join(dir, name);
+    }
+  }
+  return listSessions(sessionsDir).find((s) => s.id === id)?.file;
+}
+
+/** The id in a file's header, reading only its first line. */
+function headerIdOf(file: string): string | undefined {
+  let fd: number;
+  try {
+    if (!statSync(file).isFile()) return undefined;
+    fd = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  let id: string | undefined;
+  try {
+    forEachLine(
+      fd,
+      (line) => {
+        const header = parseLine(line.buf.toString("utf8", line.start, line.end));
+        if (isHeader(header)) id = header.id;
+        return false;
+      },
+      64 * 1024,
+    );
+  } finally {
+    closeSync(fd);
+  }
+  return id;
+}

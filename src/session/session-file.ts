@@ -169,9 +169,12 @@ export class SessionFile {
     return rec ? this.parse(rec) : undefined;
   }
 
-  /** All entries in file order (parses every line: for tools and tests, not hot paths). */
+  /**
+   * All entries in file order (parses every line: for stats, tools and tests, not hot paths).
+   * Entries not parsed before are not kept: a huge file's entries must not all stay in memory.
+   */
   entries(): SessionEntry[] {
-    return this.records.map((r) => this.parse(r));
+    return this.records.map((r) => this.parse(r, false));
   }
 
   /** The entries root -> `leafId` (default: the active leaf). */

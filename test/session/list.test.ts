@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { SessionFile, listSessions, summarizeSessionFile } from "../../src/session/index.js";
+import { SessionFile, findSessionFile, listSessions, summarizeSessionFile } from "../../src/session/index.js";
 import { copyFixture, fixtureSkip } from "../support/fixture.js";
 import { assistant, user } from "../support/messages.js";
 import { tempDir } from "../support/tmp.js";
@@ -47,4 +47,18 @@ test("summarizes a v1 Pi file (no ids) without migrating it", { skip: fixtureSki
   assert.equal(s.messageCount, 914);
   assert.equal(s.firstMessage, "/mode");
   assert.equal(s.cwd, "/Users/badlogic/workspaces/pi-mono");
+});
+
+test("findSessionFile finds a session by id: by its file name, or by headers for a file named otherwise", (t) => {
+  const dir = tempDir(t);
+  const a = SessionFile.create({ cwd: "/work/a", sessionsDir: dir });
+  a.close();
+  assert.equal(findSessionFile(dir, a.sessionId), a.file);
+  const renamed = join(dir, "--work-a--", "renamed.jsonl");
+  renameSync(a.file, renamed);
+  assert.equal(findSessionFile(dir, a.sessionId), renamed);
+  // a file whose name claims the id but whose header does not is not it
+  writeFileSync(join(dir, "--work-a--", `x_${"f".repeat(8)}.jsonl`), JSON.stringify({ type: "session", id: "other", timestamp: "t", cwd: "/" }) + "\n");
+  assert.equal(findSessionFile(dir, "f".repeat(8)), undefined);
+  assert.equal(findSessionFile(join(dir, "missing"), "x"), undefined);
 });
