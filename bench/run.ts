@@ -3,6 +3,7 @@
 // `npm run bench -- compaction` runs only the named benches.
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
+import { runHardeningBench } from "./hardening.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
 const only = process.argv.slice(2);
@@ -10,6 +11,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "store", run: () => runStoreBench() },
   { name: "compaction", run: () => runCompactionBench() },
   { name: "daemon", run: () => runDaemonBench() },
+  { name: "hardening", run: () => runHardeningBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

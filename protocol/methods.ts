@@ -14,6 +14,9 @@ import {
 // -- shared pieces --
 
 const SessionRef = { sessionId: Id };
+
+/** How the model's bash commands are confined: see docs/security.md. */
+export const SandboxMode = z.enum(["workspace-write", "readonly", "off"]);
 const NonNegInt = z.int().nonnegative();
 
 /** Hooks a client can serve (server -> client requests other than requestPermission). */
@@ -67,8 +70,15 @@ export const SessionState = z.object({
   /** the context's size in tokens: the last usage report plus estimates after it */
   contextTokens: z.number().nonnegative(),
   contextWindow: NonNegInt,
-  /** prompts queued while a run is in progress */
+  /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
   pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
+  /**
+   * this live incarnation of the session's event stream: seq numbers restart when a session is
+   * reopened, so subscribe {afterSeq} is only meaningful with the streamId it was counted in
+   */
+  streamId: z.string(),
+  /** how the model's bash commands are confined (see docs/security.md) */
+  sandbox: SandboxMode.optional(),
 });
 
 /** createSession / openSession / forkSession result. */
@@ -111,6 +121,14 @@ export const TreeNode = z.object({
 
 const nullableKey = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
+/** A settings key a file set but that was not honoured there (getSettings' warnings). */
+export const SettingsWarning = z.object({
+  file: z.string(),
+  /** the key as written, e.g. "allowOutsideCwd" or "sandbox" */
+  key: z.string(),
+  message: z.string(),
+});
+
 /** Settings (the user's settings.json), as getSettings / updateSettings return them. */
 export const Settings = z.object({
   model: z.string().optional(),
@@ -145,6 +163,21 @@ export const Settings = z.object({
     .optional(),
   allowOutsideCwd: z.boolean().optional(),
   maxTurns: z.int().positive().optional(),
+  /** the permission mode new sessions start in (default "auto") */
+  permissionMode: PermissionMode.optional(),
+  sandbox: z
+    .object({
+      /** default: "workspace-write" where bubblewrap works, else "off" */
+      mode: SandboxMode,
+      /** network access for sandboxed commands (default true) */
+      network: z.boolean(),
+      /** more directories sandboxed commands may write (absolute, or ~/...) */
+      writableRoots: z.array(z.string().min(1)),
+    })
+    .partial()
+    .optional(),
+  /** more environment variable names kept from tool processes (pith's own secrets always are) */
+  secretEnv: z.array(z.string().min(1)).optional(),
 });
 
 /**
@@ -190,6 +223,15 @@ export const SettingsPatch = z.strictObject({
   ),
   allowOutsideCwd: nullableKey(z.boolean()),
   maxTurns: nullableKey(z.int().positive()),
+  permissionMode: nullableKey(PermissionMode),
+  sandbox: nullableKey(
+    z.strictObject({
+      mode: nullableKey(SandboxMode),
+      network: nullableKey(z.boolean()),
+      writableRoots: nullableKey(z.array(z.string().min(1))),
+    }),
+  ),
+  secretEnv: nullableKey(z.array(z.string().min(1))),
 });
 
 // -- the methods --
@@ -251,6 +293,8 @@ const subscribe = {
     ...SessionRef,
     /** replay the buffered events with seq > afterSeq before live ones */
     afterSeq: NonNegInt.optional(),
+    /** the streamId afterSeq was counted in; another one (the session was reopened) answers gap: true */
+    streamId: z.string().min(1).optional(),
   }),
   result: z.object({
     subscribed: z.literal(true),
@@ -260,6 +304,8 @@ const subscribe = {
     gap: z.boolean().optional(),
     /** seq of the session's latest event when the subscription took effect (0: none yet) */
     lastSeq: NonNegInt,
+    /** the stream lastSeq counts in (as in getState) */
+    streamId: z.string(),
   }),
 };
 
@@ -351,8 +397,15 @@ const listModels = {
 };
 
 const getSettings = {
-  params: z.strictObject({}),
-  result: z.object({ settings: Settings }),
+  params: z.strictObject({
+    /** also check this working directory's project settings file for keys it may not set */
+    cwd: z.string().min(1).optional(),
+  }),
+  result: z.object({
+    settings: Settings,
+    /** keys a project settings file set that were ignored (see PROTOCOL.md); absent when none */
+    warnings: z.array(SettingsWarning).optional(),
+  }),
 };
 
 const updateSettings = {
@@ -471,5 +524,7 @@ export type SessionOpened = z.output<typeof SessionOpened>;
 export type SessionSummary = z.output<typeof SessionSummary>;
 export type TreeNode = z.output<typeof TreeNode>;
 export type Settings = z.output<typeof Settings>;
+export type SettingsWarning = z.output<typeof SettingsWarning>;
+export type SandboxMode = z.output<typeof SandboxMode>;
 export type SettingsPatch = z.input<typeof SettingsPatch>;
 export type HookName = z.output<typeof HookName>;

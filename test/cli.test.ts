@@ -101,6 +101,24 @@ test("usage errors exit 2 with the usage on stderr and nothing on stdout", async
   assert.match(runs[0].stderr, /unknown command: frobnicate/);
 });
 
+test("an unknown or misspelt option, or a bad value for a sandbox option, is a usage error (exit 2), not silently ignored", async (t) => {
+  const p = places(t);
+  const cases: [string[], RegExp][] = [
+    [["serve", "--store", "x"], /unknown option: --store/],
+    [["--mode", "rpc", "--sandbx", "off"], /unknown option: --sandbx/],
+    [["--mode", "rpc", "--sandbox", "none"], /bad --sandbox: none/],
+    [["serve", "--sandbox-network", "maybe"], /bad --sandbox-network: maybe/],
+    [["--mode", "json", "--permission-mode", "yolo", "hi"], /bad --permission-mode: yolo/],
+  ];
+  const runs = await Promise.all(cases.map(([a]) => pith(a, p)));
+  runs.forEach((r, i) => {
+    assert.equal(r.status, 2, `${cases[i][0].join(" ")}: ${show(r)}`);
+    assert.equal(r.stdout, "", show(r));
+    assert.match(r.stderr, cases[i][1]);
+    assert.match(r.stderr, /usage:/);
+  });
+});
+
 test("demo writes a session under $PITH_HOME/sessions and prints its tree and context", async (t) => {
   const { cwd, home, file, run } = await runDemo(t);
   assert.equal(run.stderr, "", "nothing logged at the default level");

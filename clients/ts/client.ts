@@ -174,6 +174,7 @@ type Rpc = { [M in MethodName]: (params: ParamsOf<M>, options?: CallOptions) => 
 
 interface Pending {
   method: string;
+  params: unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   cleanup(): void;
@@ -196,6 +197,8 @@ interface JsonRpcMessage {
  */
 class SeqTracker {
   ranges: [number, number][] = [];
+  /** the stream the seqs count in (SessionState.streamId); a new one means the numbering restarted */
+  streamId: string | undefined;
   /** open subscribe {afterSeq} calls: events in them may repeat ones already seen */
   replaying = 0;
 
@@ -226,6 +229,12 @@ class SeqTracker {
 
   get resumeAfter(): number {
     return this.ranges.length > 0 ? this.ranges[0][1] : 0;
+  }
+
+  /** The session's current stream, as a result reported it: seqs of another stream are forgotten. */
+  stream(streamId: string): void {
+    if (this.streamId !== undefined && this.streamId !== streamId) this.ranges = [];
+    this.streamId = streamId;
   }
 }
 
@@ -295,7 +304,7 @@ export class PithClient {
         cleanup();
         fn();
       };
-      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, cleanup });
+      this.pending.set(id, { method, params, resolve: resolve as (v: unknown) => void, reject, cleanup });
       if (timeoutMs > 0) timer = setTimeout(() => settle(() => reject(new PithTimeoutError(`${method}: no answer after ${timeoutMs} ms`))), timeoutMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
@@ -403,17 +412,19 @@ export class PithClient {
   }
 
   /**
-   * `subscribe {sessionId, afterSeq}` with afterSeq = lastSeq(sessionId), or the given one (a new
-   * client taking over from an old one). Replayed events that this client already saw (live
-   * events between an openSession and this call) are not delivered twice. When the answer has
-   * `gap`, or a lastSeq below afterSeq (the session was reopened and numbering restarted:
-   * `reset`), the events are lost: refetch getState / getMessages / getTree.
+   * `subscribe {sessionId, afterSeq, streamId}` with afterSeq = lastSeq(sessionId), or the given
+   * one (a new client taking over from an old one), and the stream those seqs were counted in.
+   * Replayed events that this client already saw (live events between an openSession and this
+   * call) are not delivered twice. When the answer has `gap` (events lost, or the session was
+   * reopened since: another stream), or a lastSeq below afterSeq (`reset`, from a server that
+   * predates stream ids), the events are lost: refetch getState / getMessages / getTree.
    */
   async resubscribe(sessionId: string, afterSeq?: number, options?: CallOptions): Promise<ResubscribeResult> {
     const tracker = this.tracker(sessionId);
     if (afterSeq !== undefined) tracker.seenUpTo(afterSeq);
     const after = tracker.resumeAfter;
-    const result = await this.call("subscribe", { sessionId, afterSeq: after }, options);
+    const streamId = tracker.streamId;
+    const result = await this.call("subscribe", { sessionId, afterSeq: after, ...(streamId !== undefined ? { streamId } : {}) }, options);
     const reset = result.lastSeq < after;
     if (result.gap || reset) {
       tracker.ranges = [];
@@ -610,8 +621,18 @@ export class PithClient {
           else console.warn(`pith client: invalid ${p.method} result`, r.error);
         }
       }
+      this.noteStream(p.method, p.params, msg.result);
       p.resolve(msg.result);
     }
+  }
+
+  /** Results that name a session's current stream (a state, a subscribe answer) keep the seq tracker honest. */
+  private noteStream(method: string, params: unknown, result: unknown): void {
+    const r = result as { sessionId?: unknown; streamId?: unknown; state?: { streamId?: unknown } } | null;
+    if (!r || typeof r !== "object") return;
+    const sessionId = method === "subscribe" ? (params as { sessionId?: unknown } | null)?.sessionId : r.sessionId;
+    const streamId = r.state?.streamId ?? r.streamId;
+    if (typeof sessionId === "string" && typeof streamId === "string") this.tracker(sessionId).stream(streamId);
   }
 
   private event(name: string, params: unknown): void {

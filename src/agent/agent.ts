@@ -26,6 +26,8 @@ export interface AgentHooks {
   beforeEnd?: (info: { runId: string; stopReason: RunStopReason; error?: RunError; signal: AbortSignal }) => Promise<void>;
   /** before a tool runs: refuse it with a reason the model will see */
   canRunTool?: (call: ToolCall, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
+  /** the steer / follow-up queue changed (a prompt queued, delivered or dropped): what it holds now */
+  queueChanged?: (queue: QueuedPrompt[], change: "queued" | "delivered" | "dropped") => void;
 }
 
 /** What the model is told about the tools. */
@@ -54,6 +56,14 @@ export interface AgentOptions {
 export interface PromptInput {
   text: string;
   images?: ImageContent[];
+  /** when the prompt was accepted (ms); the stored user message carries it (default: when stored) */
+  timestamp?: number;
+}
+
+/** A prompt waiting in the steer or follow-up queue. */
+export interface QueuedPrompt extends PromptInput {
+  delivery: "steer" | "followUp";
+  timestamp: number;
 }
 
 export interface RunResult {
@@ -78,7 +88,7 @@ function addUsage(total: Usage, u: Usage): void {
 
 function userMessage(input: PromptInput): AgentMessage {
   const content: (TextContent | ImageContent)[] = [{ type: "text", text: input.text }, ...(input.images ?? [])];
-  return { role: "user", content: input.images?.length ? content : input.text, timestamp: Date.now() };
+  return { role: "user", content: input.images?.length ? content : input.text, timestamp: input.timestamp ?? Date.now() };
 }
 
 function errorText(err: unknown): string {
@@ -87,8 +97,8 @@ function errorText(err: unknown): string {
 
 export class Agent {
   private readonly listeners = new Set<AgentEventListener>();
-  private readonly steerQueue: PromptInput[] = [];
-  private readonly followUpQueue: PromptInput[] = [];
+  private readonly steerQueue: QueuedPrompt[] = [];
+  private readonly followUpQueue: QueuedPrompt[] = [];
   private controller: AbortController | null = null;
   private currentRunId: string | null = null;
   /** the error of the last stored failed model call */
@@ -119,11 +129,22 @@ export class Agent {
 
   /** Delivered after the running tool finishes; the turn's remaining tool calls are skipped. */
   steer(input: PromptInput): void {
-    this.steerQueue.push(input);
+    this.steerQueue.push({ ...input, delivery: "steer", timestamp: input.timestamp ?? Date.now() });
+    this.queueChanged("queued");
   }
   /** Delivered when the model would otherwise stop. */
   followUp(input: PromptInput): void {
-    this.followUpQueue.push(input);
+    this.followUpQueue.push({ ...input, delivery: "followUp", timestamp: input.timestamp ?? Date.now() });
+    this.queueChanged("queued");
+  }
+
+  /** Both queues, in the order the prompts were accepted. */
+  get queue(): QueuedPrompt[] {
+    return [...this.steerQueue, ...this.followUpQueue].sort((a, b) => a.timestamp - b.timestamp);
+  }
+
+  private queueChanged(change: "queued" | "delivered" | "dropped"): void {
+    this.options.hooks?.queueChanged?.(this.queue, change);
   }
 
   /** Stops the stream and any running tool at once. */
@@ -143,8 +164,8 @@ export class Agent {
 
   private storeUser(runId: string, input: PromptInput): void {
     const message = userMessage(input);
-    // stored first: nothing is announced that a crash could lose
-    const entry = this.options.session.appendMessage(message as never);
+    // stored and synced first: an accepted prompt is never lost, nothing announced is lost
+    const entry = this.options.session.appendMessage(message as never, { sync: true });
     this.emit({ type: "message_start", runId, message });
     this.emit({ type: "message_end", runId, message, entryId: entry.id });
   }
@@ -152,8 +173,9 @@ export class Agent {
   /**
    * Runs until the model stops (or an abort, an error, the turn guard). With `input`, it is
    * stored first as the user's message; without, the run continues the stored context.
+   * `earlier` prompts (queued before a crash, restored on reopen) are stored before it.
    */
-  async run(input?: PromptInput, runId: string = randomUUID()): Promise<RunResult> {
+  async run(input?: PromptInput, runId: string = randomUUID(), earlier: readonly PromptInput[] = []): Promise<RunResult> {
     if (this.controller) throw new Error("the agent is already running");
     const controller = new AbortController();
     this.controller = controller;
@@ -164,6 +186,7 @@ export class Agent {
     let error: RunError | undefined;
     this.emit({ type: "agent_start", runId });
     try {
+      for (const e of earlier) this.storeUser(runId, e);
       if (input) this.storeUser(runId, input);
       const maxTurns = this.options.maxTurns ?? 200;
       let lengthContinuations = 0;
@@ -241,16 +264,24 @@ export class Agent {
       this.controller = null;
       this.currentRunId = null;
       // prompts queued for this run and not delivered (an abort, an error) must not leak into the next
-      this.steerQueue.length = 0;
-      this.followUpQueue.length = 0;
+      if (this.steerQueue.length + this.followUpQueue.length > 0) {
+        this.steerQueue.length = 0;
+        this.followUpQueue.length = 0;
+        this.queueChanged("dropped");
+      }
     }
     const result: RunResult = { runId, stopReason, error, usage: total };
     this.emit({ type: "agent_end", runId, stopReason, error, usage: total });
     return result;
   }
 
-  private deliver(runId: string, queue: PromptInput[]): void {
-    while (queue.length > 0) this.storeUser(runId, queue.shift() as PromptInput);
+  private deliver(runId: string, queue: QueuedPrompt[]): void {
+    if (queue.length === 0) return;
+    while (queue.length > 0) {
+      const { delivery: _delivery, ...input } = queue.shift() as QueuedPrompt;
+      this.storeUser(runId, input);
+    }
+    this.queueChanged("delivered");
   }
 
   /** One model call, retried as the host decides; returns the stored assistant message. */

@@ -1,15 +1,28 @@
 // Settings: the user's ($PITH_HOME/settings.json) with the project's (<cwd>/.pith/settings.json)
-// over them. Validated with zod: a bad file is an error that names the file and the key.
+// over them, and command-line flags over both. Validated with zod: a bad file is an error that
+// names the file and the key.
+//
+// A project file comes with a repository the user did not write, and the model can write one
+// too, so it is trusted with nothing that widens what tools may touch or where requests and
+// secrets go: those keys are honoured only from the user's file or a flag, and a project file
+// that sets one is ignored for that key with a warning naming the file and the key.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
-import { Settings as SettingsShape } from "../../protocol/methods.js";
+import { Settings as SettingsShape, type SettingsWarning } from "../../protocol/methods.js";
 import { pithHome } from "../session/paths.js";
 
 /** The settings file's shape is the protocol's (getSettings returns it); unknown keys are errors. */
 export const settingsSchema = SettingsShape.strict();
 
 export type Settings = z.infer<typeof settingsSchema>;
+export type { SettingsWarning };
+
+/**
+ * Keys only the user (their settings file, a flag) may set: each widens what the model's tools
+ * may reach (outside the cwd, without asking, outside the sandbox).
+ */
+export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox"] as const satisfies readonly (keyof Settings)[];
 
 export class SettingsError extends Error {
   constructor(
@@ -55,7 +68,39 @@ export function projectSettingsFile(cwd: string): string {
   return join(cwd, ".pith", "settings.json");
 }
 
-/** The settings in effect for `cwd`: the project's over the user's. */
-export function loadSettings(cwd: string, env: NodeJS.ProcessEnv = process.env): Settings {
-  return mergeObjects(readSettingsFile(userSettingsFile(env)), readSettingsFile(projectSettingsFile(cwd)));
+/**
+ * A project file's settings with the keys it may not set taken out (each one a warning).
+ * `secretEnv` only ever adds names, so a project may extend the user's list but not shorten it.
+ */
+export function untrustedSettings(file: string, settings: Settings): { settings: Settings; warnings: SettingsWarning[] } {
+  const kept: Record<string, unknown> = { ...settings };
+  const warnings: SettingsWarning[] = [];
+  for (const key of TRUSTED_ONLY_KEYS) {
+    if (!(key in kept)) continue;
+    delete kept[key];
+    warnings.push({ file, key, message: `${file} sets "${key}", which only your own settings file or a command-line flag may set; ignored` });
+  }
+  return { settings: kept as Settings, warnings };
+}
+
+export interface ResolvedSettings {
+  settings: Settings;
+  /** keys the project file set that were ignored */
+  warnings: SettingsWarning[];
+}
+
+/** The settings in effect for `cwd`: the project's over the user's, then `flags` over both. */
+export function resolveSettings(cwd: string, env: NodeJS.ProcessEnv = process.env, flags: Settings = {}): ResolvedSettings {
+  const user = readSettingsFile(userSettingsFile(env));
+  const projectFile = projectSettingsFile(cwd);
+  const project = untrustedSettings(projectFile, readSettingsFile(projectFile));
+  const merged = mergeObjects(mergeObjects(user, project.settings), flags);
+  const secretEnv = [...new Set([...(user.secretEnv ?? []), ...(project.settings.secretEnv ?? []), ...(flags.secretEnv ?? [])])];
+  if (secretEnv.length > 0) merged.secretEnv = secretEnv;
+  return { settings: merged, warnings: project.warnings };
+}
+
+/** The settings in effect for `cwd` (see resolveSettings). */
+export function loadSettings(cwd: string, env: NodeJS.ProcessEnv = process.env, flags: Settings = {}): Settings {
+  return resolveSettings(cwd, env, flags).settings;
 }

@@ -4,6 +4,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
+import type { Settings } from "../agent/settings.js";
 import { SessionHost } from "../host/session-host.js";
 import { generateToken, validToken, writeTokenFile } from "../rpc/auth.js";
 import { RpcServer } from "../rpc/server.js";
@@ -16,14 +17,17 @@ export interface DaemonOptions {
   stdio: boolean;
   serve?: { host: string; port: number; token?: string; allowedOrigins: string[] };
   idleUnloadMs?: number;
+  /** settings from command-line flags (see main.ts) */
+  flags?: Settings;
 }
 
 const WEB_DIR = fileURLToPath(new URL("../../../clients/web/dist", import.meta.url));
 
-export function makeHost(log: Logger, idleUnloadMs = 0): SessionHost {
+export function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}): SessionHost {
   return new SessionHost({
     sessionsDir: defaultSessionsDir(),
     logger: log,
+    flags,
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
     baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
     idleUnloadMs,
@@ -33,7 +37,7 @@ export function makeHost(log: Logger, idleUnloadMs = 0): SessionHost {
 /** Runs until shutdown; resolves with the exit code. */
 export async function runDaemon(opts: DaemonOptions): Promise<number> {
   const { log } = opts;
-  const host = makeHost(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0);
+  const host = makeHost(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0, opts.flags);
   const rpc = new RpcServer(host, log);
   let closeWs: (() => Promise<void>) | undefined;
   let done!: (code: number) => void;

@@ -2,6 +2,7 @@
 // notification's params plus "type"), the session header first. Exit 0 when the run ends
 // normally, 1 on an error or an abort, 2 on bad usage.
 import type { Logger } from "pino";
+import type { Settings } from "../agent/settings.js";
 import { HostError } from "../host/errors.js";
 import type { LiveSession } from "../host/live-session.js";
 import { hostErrorOf } from "../host/session-host.js";
@@ -13,6 +14,8 @@ export interface JsonModeOptions {
   session?: string;
   continueLast: boolean;
   model?: string;
+  /** settings from command-line flags */
+  flags?: Settings;
 }
 
 function line(value: unknown): void {
@@ -28,7 +31,7 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
     process.stderr.write("pith: --session and --continue cannot be used together\n");
     return 2;
   }
-  const host = makeHost(opts.log);
+  const host = makeHost(opts.log, 0, opts.flags);
   let session: LiveSession;
   try {
     if (opts.session) session = host.open({ sessionFile: opts.session });

@@ -1,5 +1,6 @@
 // `pith` command line. The daemon modes (--mode rpc | json, serve) hang off this entry later;
 // for now it offers a few commands over the session store.
+import type { Settings } from "../agent/settings.js";
 import { createLogger } from "../log/logger.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions } from "../session/index.js";
 import { runDaemon } from "./daemon.js";
@@ -25,6 +26,9 @@ usage:
 
 Files are opened read-only by tree and context: old formats are migrated in memory only.
 Options: --json (tree, context, list: machine-readable output), --log-level <level> (stderr)
+What the model's tools may do (serve, --mode rpc | json; over settings.json, see docs/security.md):
+  --sandbox workspace-write|readonly|off   --sandbox-network on|off
+  --permission-mode auto|ask|readonly      --allow-outside-cwd
 Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo)`;
 
@@ -34,11 +38,13 @@ interface Parsed {
   origins: string[];
 }
 
+const VALUED_FLAGS = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin", "--idle-unload", "--sandbox", "--sandbox-network", "--permission-mode"]);
+
 function parseArgs(argv: string[]): Parsed {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   const origins: string[] = [];
-  const valued = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin", "--idle-unload"]);
+  const valued = VALUED_FLAGS;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith("--")) {
@@ -56,6 +62,30 @@ function usageError(message: string): number {
   return 2;
 }
 
+const KNOWN_FLAGS = new Set(["--json", "--help", "--version", "--stdio", "--continue", "--allow-outside-cwd"]);
+
+/** The settings flags give (trusted like the user's settings file), or a usage error. */
+function settingsFlags(str: (name: string) => string | undefined, has: (name: string) => boolean): Settings | string {
+  const flags: Settings = {};
+  const sandbox = str("--sandbox");
+  if (sandbox !== undefined) {
+    if (sandbox !== "workspace-write" && sandbox !== "readonly" && sandbox !== "off") return `bad --sandbox: ${sandbox} (workspace-write, readonly or off)`;
+    flags.sandbox = { mode: sandbox };
+  }
+  const network = str("--sandbox-network");
+  if (network !== undefined) {
+    if (network !== "on" && network !== "off") return `bad --sandbox-network: ${network} (on or off)`;
+    flags.sandbox = { ...flags.sandbox, network: network === "on" };
+  }
+  const permission = str("--permission-mode");
+  if (permission !== undefined) {
+    if (permission !== "auto" && permission !== "ask" && permission !== "readonly") return `bad --permission-mode: ${permission} (auto, ask or readonly)`;
+    flags.permissionMode = permission;
+  }
+  if (has("--allow-outside-cwd")) flags.allowOutsideCwd = true;
+  return flags;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { positional, flags, origins } = parseArgs(argv);
   const log = createLogger(typeof flags.get("--log-level") === "string" ? (flags.get("--log-level") as string) : undefined);
@@ -69,9 +99,14 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
+  for (const name of flags.keys()) {
+    if (!KNOWN_FLAGS.has(name) && !VALUED_FLAGS.has(name)) return usageError(`unknown option: ${name}`);
+  }
+  const trusted = settingsFlags(str, (name) => flags.has(name));
+  if (typeof trusted === "string") return usageError(trusted);
   const mode = str("--mode");
-  if (mode === "rpc") return runDaemon({ log, stdio: true });
-  if (mode === "json") return runJsonMode({ log, prompt: positional.join(" "), session: str("--session"), continueLast: flags.has("--continue"), model: str("--model") });
+  if (mode === "rpc") return runDaemon({ log, stdio: true, flags: trusted });
+  if (mode === "json") return runJsonMode({ log, prompt: positional.join(" "), session: str("--session"), continueLast: flags.has("--continue"), model: str("--model"), flags: trusted });
   if (mode !== undefined) return usageError(`unknown mode: ${mode} (rpc or json)`);
   const [command, ...rest] = positional;
   if (command === "serve") {
@@ -79,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
     const idle = Number(str("--idle-unload") ?? 600);
     if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
-    return runDaemon({ log, stdio: flags.has("--stdio"), idleUnloadMs: idle * 1000, serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
+    return runDaemon({ log, stdio: flags.has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
   }
   try {
     switch (command) {

@@ -1,5 +1,8 @@
 // Every session event gets a sequence number; the latest ones are kept so a client that lost
 // its connection can ask for what it missed (subscribe {afterSeq}). Bounded by count and size.
+// Numbering starts at 1 for each live incarnation of a session, so each buffer has a stream id:
+// an afterSeq counted in another stream says nothing about this one.
+import { randomUUID } from "node:crypto";
 
 export interface SessionEvent {
   type: string;
@@ -24,6 +27,7 @@ export class EventBuffer {
   private events: BufferedEvent[] = [];
   private bytes = 0;
   private nextSeq = 1;
+  readonly streamId = randomUUID();
 
   constructor(
     private readonly maxEvents = 5000,

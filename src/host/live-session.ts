@@ -3,21 +3,22 @@
 // Every change is stored before it is announced; events carry a per-session sequence number.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { Agent, type AgentHooks } from "../agent/agent.js";
+import { Agent, type AgentHooks, type PromptInput, type QueuedPrompt } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { providerSummarizer } from "../agent/summarizer-port.js";
 import { contextTokens, fitToWindow, prepareBranchSummary, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionPreparation, type CompactionReason, type CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
-import type { ImageContent, ToolCall } from "../messages/types.js";
+import { messageText, type ImageContent, type ToolCall } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import { SESSION_SETTINGS_TYPE } from "../session/types.js";
+import { PROMPT_QUEUE_TYPE, SESSION_SETTINGS_TYPE } from "../session/types.js";
 import { bashTool } from "../tools/bash.js";
 import { createCodingTools } from "../tools/index.js";
 import { ToolError } from "../tools/types.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { runCompaction, type BeforeCompactDecision, type StoredCompaction } from "./compaction-runner.js";
 import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
 
 export type { BeforeCompactDecision, StoredCompaction };
 
@@ -35,7 +36,10 @@ export interface LiveSessionDeps {
   logger: Logger;
   systemPrompt?: string;
   appendSystemPrompt?: string;
-  allowOutsideCwd?: boolean;
+  /** what the tools may touch, their environment, the sandbox (see tool-policy.ts) */
+  tools: ToolPolicy & { sandboxMode: SandboxSetting };
+  /** the permission mode the session starts in */
+  permissionMode?: PermissionMode;
   maxTurns?: number;
   /** asks a subscribed client that can answer; resolves "deny" when none can */
   requestPermission(session: LiveSession, call: ToolCall): Promise<PermissionOutcome>;
@@ -72,11 +76,16 @@ export class LiveSession {
   private model: ModelInfo;
   private thinkingLevel: ThinkingLevel;
   private autoCompaction: boolean;
-  permissionMode: PermissionMode = "auto";
+  permissionMode: PermissionMode;
   private readonly allowedAlways = new Set<string>();
   private compacting: AbortController | null = null;
   private navigating: AbortController | null = null;
   private runPromise: Promise<unknown> | null = null;
+  /** requests in progress that store something when they end (bash, a tree move, a compaction) */
+  private readonly inflight = new Set<Promise<unknown>>();
+  /** prompts queued before the session was last closed (or crashed): stored first by the next run */
+  private restoredQueue: QueuedPrompt[];
+  private closing = false;
   lastActivity = Date.now();
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
@@ -95,21 +104,27 @@ export class LiveSession {
     }
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
     this.autoCompaction = this.storedSetting("autoCompaction", deps.compaction.enabled);
+    this.permissionMode = deps.permissionMode ?? "auto";
+    this.restoredQueue = this.savedQueue();
     this.agent = this.makeAgent();
   }
 
   // -- events --
 
-  subscribe(listener: SessionListener, afterSeq?: number): { replayed: number; gap: boolean; lastSeq: number } {
+  /**
+   * Adds a listener; with afterSeq, first replays the buffered events after it. An afterSeq from
+   * another stream (before the session was reopened) cannot be replayed: gap.
+   */
+  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): { replayed: number; gap: boolean; lastSeq: number; streamId: string } {
     let replayed = 0;
     let gap = false;
     if (afterSeq !== undefined) {
-      const missed = this.buffer.since(afterSeq);
+      const missed = streamId !== undefined && streamId !== this.buffer.streamId ? null : this.buffer.since(afterSeq);
       if (missed === null) gap = true;
       else for (const e of missed) (listener(e.event, e.wire), replayed++);
     }
     this.listeners.add(listener);
-    return { replayed, gap, lastSeq: this.buffer.lastSeq };
+    return { replayed, gap, lastSeq: this.buffer.lastSeq, streamId: this.buffer.streamId };
   }
 
   unsubscribe(listener: SessionListener): void {
@@ -211,8 +226,16 @@ export class LiveSession {
       messageCount: ctx.messages.length,
       contextTokens: contextTokens(ctx.messages, ctx.freshFrom).tokens,
       contextWindow: this.model.contextWindow,
-      pending: this.agent.pending,
+      pending: this.pending(),
+      streamId: this.buffer.streamId,
+      sandbox: this.deps.tools.sandboxMode,
     };
+  }
+
+  private pending(): { steer: number; followUp: number } {
+    const p = { ...this.agent.pending };
+    for (const q of this.restoredQueue) p[q.delivery]++;
+    return p;
   }
 
   getMessages() {
@@ -257,7 +280,7 @@ export class LiveSession {
       tools,
       systemPrompt: buildSystemPrompt({ cwd: this.file.cwd, tools, systemPrompt: this.deps.systemPrompt, appendSystemPrompt: this.deps.appendSystemPrompt }),
       thinkingLevel: this.thinkingLevel,
-      toolContext: { cwd: this.file.cwd, allowOutsideCwd: this.deps.allowOutsideCwd },
+      toolContext: { cwd: this.file.cwd, ...this.deps.tools },
       maxTurns: this.deps.maxTurns,
       hooks: this.hooks(),
     });
@@ -297,7 +320,36 @@ export class LiveSession {
         return { action: "stop" };
       },
       canRunTool: async (call) => this.permit(call),
+      queueChanged: (queue, change) => this.saveQueue(queue, change),
     };
+  }
+
+  // -- the prompt queue, kept across crashes --
+
+  /**
+   * The queue as last saved, less the prompts stored as user messages after it (a crash between
+   * delivering a prompt and saving the shorter queue): the delivered message carries the queued
+   * prompt's timestamp.
+   */
+  private savedQueue(): QueuedPrompt[] {
+    const saved = this.file.latestBookkeepingTail(PROMPT_QUEUE_TYPE);
+    const items = ((saved?.data as { items?: QueuedPrompt[] } | undefined)?.items ?? []).filter((q) => typeof q?.text === "string" && typeof q.timestamp === "number");
+    if (items.length === 0) return [];
+    const delivered = new Set<string>();
+    for (const e of saved!.after) if (e.type === "message" && e.message.role === "user") delivered.add(`${e.message.timestamp}\0${messageText(e.message)}`);
+    return items.filter((q) => !delivered.has(`${q.timestamp}\0${q.text}`));
+  }
+
+  /** Records the queue after each change; a newly queued prompt is synced before it is acknowledged. */
+  private saveQueue(queue: QueuedPrompt[], change: "queued" | "delivered" | "dropped"): void {
+    // closing (or shutting down) is not the user dropping their prompts: keep them for the reopen
+    if (change === "dropped" && this.closing) return;
+    try {
+      this.file.appendBookkeeping(PROMPT_QUEUE_TYPE, { items: queue }, { sync: change === "queued" });
+    } catch (err) {
+      if (change === "queued") throw err;
+      this.deps.logger.warn({ err, sessionId: this.id }, "could not record the prompt queue");
+    }
   }
 
   private async backoff(error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
@@ -335,21 +387,28 @@ export class LiveSession {
       return { runId: this.agent.runId as string };
     }
     if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is compacting or moving in its tree", { sessionId: this.id });
+    if (this.closing) throw new HostError(ErrorCode.SessionNotFound, "the session is closing", { sessionId: this.id });
     const runId = randomUUID();
-    // the run starts now; the user message is stored before run() first yields
+    const earlier: PromptInput[] = this.restoredQueue.map(({ delivery: _d, ...p }) => p);
+    // the run starts now; the user messages are stored (and synced) before run() first yields
+    let toStore = earlier.length + 1;
     const stored = new Promise<void>((resolve) => {
       const off = this.agent.on((e) => {
-        if (e.type === "message_end" || e.type === "agent_end") {
+        if ((e.type === "message_end" && --toStore === 0) || e.type === "agent_end") {
           off();
           resolve();
         }
       });
     });
-    const run = this.agent.run({ text: input.text, images: input.images }, runId);
+    const run = this.agent.run({ text: input.text, images: input.images }, runId, earlier);
     this.runPromise = run.finally(() => {
       this.runPromise = null;
     });
     await stored;
+    if (earlier.length > 0) {
+      this.restoredQueue = [];
+      this.saveQueue(this.agent.queue, "delivered");
+    }
     return { runId };
   }
 
@@ -385,11 +444,13 @@ export class LiveSession {
 
   /** A manual compaction (the `compact` method). */
   async compact(instructions?: string): Promise<StoredCompaction> {
-    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
-    const controller = new AbortController();
-    const result = await this.runCompaction("manual", controller.signal, instructions, controller);
-    if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
-    return result;
+    this.requireIdle();
+    return this.track(async () => {
+      const controller = new AbortController();
+      const result = await this.runCompaction("manual", controller.signal, instructions, controller);
+      if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
+      return result;
+    });
   }
 
   /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
@@ -415,7 +476,7 @@ export class LiveSession {
   setAutoCompaction(enabled: boolean): { enabled: boolean } {
     if (enabled !== this.autoCompaction) {
       // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
-      this.file.appendBookkeeping(SESSION_SETTINGS_TYPE, { autoCompaction: enabled });
+      this.file.appendBookkeeping(SESSION_SETTINGS_TYPE, { autoCompaction: enabled }, { sync: true });
       this.autoCompaction = enabled;
     }
     return { enabled };
@@ -428,8 +489,12 @@ export class LiveSession {
 
   // -- tree --
 
-  async navigateTree(targetId: string, summarize = false, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
-    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
+  navigateTree(targetId: string, summarize = false, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
+    this.requireIdle();
+    return this.track(() => this.moveInTree(targetId, summarize, instructions));
+  }
+
+  private async moveInTree(targetId: string, summarize: boolean, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
     const target = this.file.entry(targetId);
     if (!target) throw new HostError(ErrorCode.EntryNotFound, `no entry ${targetId} in this session`, { entryId: targetId });
     // a user message goes back to the editor: the leaf moves to its parent
@@ -443,6 +508,7 @@ export class LiveSession {
     const oldPath = this.file.branchPath();
     if (!summarize) {
       this.file.branch(newLeaf);
+      this.file.sync();
       return { leafId: this.file.leafId, editorText };
     }
     const controller = new AbortController();
@@ -451,6 +517,7 @@ export class LiveSession {
       const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf), this.model.contextWindow - this.compactionSettings.reserveTokens);
       if (!prep) {
         this.file.branch(newLeaf);
+        this.file.sync();
         return { leafId: this.file.leafId, editorText };
       }
       this.emit("branch_summary_start", { targetId, fromId: this.file.leafId });
@@ -473,13 +540,24 @@ export class LiveSession {
   // -- settings of the session --
 
   private requireIdle(): void {
+    if (this.closing) throw new HostError(ErrorCode.SessionNotFound, "the session is closing", { sessionId: this.id });
     if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
+  }
+
+  /** Runs a request that stores something when it ends; close() waits for it to finish. */
+  private track<T>(fn: () => Promise<T>): Promise<T> {
+    const p = fn();
+    this.inflight.add(p);
+    const done = () => this.inflight.delete(p);
+    p.then(done, done);
+    return p;
   }
 
   setModel(id: string): { model: { id: string; contextWindow: number } } {
     this.requireIdle();
     const model = this.deps.resolveModel(id);
     this.file.appendModelChange(model.provider, model.id);
+    this.file.sync();
     this.model = model;
     this.agent = this.makeAgent();
     return { model: { id: model.id, contextWindow: model.contextWindow } };
@@ -488,6 +566,7 @@ export class LiveSession {
   setThinkingLevel(level: ThinkingLevel): { level: ThinkingLevel } {
     this.requireIdle();
     this.file.appendThinkingLevelChange(level);
+    this.file.sync();
     this.thinkingLevel = level;
     this.agent = this.makeAgent();
     return { level };
@@ -495,18 +574,25 @@ export class LiveSession {
 
   setName(name: string): { name: string } {
     this.file.setName(name);
+    this.file.sync();
     return { name: name.trim() };
   }
 
   setLabel(entryId: string, label: string | undefined): { entryId: string; label?: string } {
     if (!this.file.has(entryId)) throw new HostError(ErrorCode.EntryNotFound, `no entry ${entryId} in this session`, { entryId });
     this.file.setLabel(entryId, label);
+    this.file.sync();
     return { entryId, label: label || undefined };
   }
 
   /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
-  async bash(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
+  bash(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
     this.requireIdle();
+    return this.track(() => this.runUserCommand(command));
+  }
+
+  /** The user is trusted: their command is not sandboxed, but it gets no secrets either (its output goes to the model). */
+  private async runUserCommand(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
     const controller = new AbortController();
     this.navigating = controller;
     let output = "";
@@ -514,7 +600,7 @@ export class LiveSession {
     let truncated = false;
     let fullOutputPath: string | undefined;
     try {
-      const out = await bashTool.execute({ command }, { cwd: this.file.cwd, signal: controller.signal });
+      const out = await bashTool.execute({ command }, { cwd: this.file.cwd, signal: controller.signal, env: this.deps.tools.env });
       output = out.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       const d = out.details as { exitCode?: number | null; truncated?: boolean; fullOutputPath?: string } | undefined;
       exitCode = d?.exitCode ?? 0;
@@ -537,10 +623,16 @@ export class LiveSession {
     return { output, exitCode, cancelled, truncated, entryId: entry.id };
   }
 
-  /** Aborts what runs, waits for it to end and closes the file (synced, lock released). */
+  /**
+   * Cancels what is in flight (a run, bash, a tree move, a compaction), waits for each to store
+   * what it must and answer its caller as cancelled, then closes the file (synced, lock
+   * released). Queued prompts stay recorded for the next open.
+   */
   async close(): Promise<void> {
+    this.closing = true;
     this.abort();
     await this.idle();
+    await Promise.allSettled([...this.inflight]);
     this.listeners.clear();
     this.file.close();
   }

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
-import { loadSettings, type Settings } from "../agent/settings.js";
+import { resolveSettings, type Settings, type SettingsWarning } from "../agent/settings.js";
 import { compactionSettings } from "../compaction/index.js";
 import { AnthropicProvider } from "../llm/anthropic.js";
 import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
@@ -16,8 +16,10 @@ import { findSessionFile, listSessions, type SessionSummary } from "../session/l
 import { SessionError } from "../session/errors.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
+import { sandboxAvailable } from "../tools/sandbox.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession, type LiveSessionDeps, type PermissionOutcome } from "./live-session.js";
+import { toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
   sessionsDir: string;
@@ -27,8 +29,10 @@ export interface HostOptions {
   baseURL?: string;
   /** the offline script (default: the demo) */
   script?: Script;
-  /** where the user's settings.json lives ($PITH_HOME) */
+  /** where the user's settings.json lives ($PITH_HOME); tools get the process's environment, less pith's secrets */
   env?: NodeJS.ProcessEnv;
+  /** settings from command-line flags: over both files, and trusted like the user's own */
+  flags?: Settings;
   /** unload sessions nobody is subscribed to after this long idle (0: never) */
   idleUnloadMs?: number;
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
@@ -57,11 +61,14 @@ export class SessionHost {
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHandler = async () => ({ action: "default" });
   private idleTimer?: NodeJS.Timeout;
+  /** project settings keys that were ignored, by file and key (each logged once) */
+  private readonly ignoredSettings = new Map<string, SettingsWarning>();
 
   constructor(private readonly options: HostOptions) {
     this.offline = !options.apiKey;
     if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
     else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
+    this.warnIfUnsandboxed();
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
       this.idleTimer = setInterval(() => void this.unloadIdle(), Math.min(options.idleUnloadMs, 60_000));
       this.idleTimer.unref();
@@ -81,13 +88,51 @@ export class SessionHost {
     this.beforeCompactHandler = handler;
   }
 
-  private userSettings(cwd: string): Settings {
+  private get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  /** Once at start: the model's bash runs unconfined unless bubblewrap works (or the user chose so). */
+  private warnIfUnsandboxed(): void {
+    let user: Settings;
     try {
-      return loadSettings(cwd, this.options.env ?? process.env);
+      user = resolveSettings(process.cwd(), this.env, this.options.flags).settings;
+    } catch {
+      return; // a bad settings file is reported when a session needs it
+    }
+    const probe = sandboxAvailable();
+    if (user.sandbox?.mode === undefined && !probe.ok) {
+      this.options.logger.warn(`the model's bash commands run without a sandbox: ${probe.reason} (or set sandbox.mode to "off" in settings.json to silence this)`);
+    } else if (user.sandbox?.mode !== undefined && user.sandbox.mode !== "off" && !probe.ok) {
+      this.options.logger.error(`sandbox.mode is "${user.sandbox.mode}" but ${probe.reason}: the model's bash commands will be refused`);
+    }
+  }
+
+  /** The settings in effect for `cwd`; project keys it may not set are dropped, logged once and kept for getSettings. */
+  settingsFor(cwd: string): { settings: Settings; warnings: SettingsWarning[] } {
+    let resolved: { settings: Settings; warnings: SettingsWarning[] };
+    try {
+      resolved = resolveSettings(cwd, this.env, this.options.flags);
     } catch (err) {
       this.options.logger.error({ err }, (err as Error).message);
       throw new HostError(ErrorCode.InvalidParams, (err as Error).message);
     }
+    for (const w of resolved.warnings) {
+      const key = `${w.file}\0${w.key}`;
+      if (this.ignoredSettings.has(key)) continue;
+      this.ignoredSettings.set(key, w);
+      this.options.logger.warn({ file: w.file, key: w.key }, w.message);
+    }
+    return resolved;
+  }
+
+  /** Every ignored project settings key seen so far. */
+  settingsWarnings(): SettingsWarning[] {
+    return [...this.ignoredSettings.values()];
+  }
+
+  private userSettings(cwd: string): Settings {
+    return this.settingsFor(cwd).settings;
   }
 
   private live(file: SessionFile): LiveSession {
@@ -114,7 +159,8 @@ export class SessionHost {
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
       appendSystemPrompt: settings.appendSystemPrompt,
-      allowOutsideCwd: settings.allowOutsideCwd,
+      tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env }),
+      permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       requestPermission: (s, call) => this.permissionAsker(s, call),
       beforeCompact: (s, reason, preparation) => this.beforeCompactHandler(s, reason, preparation),

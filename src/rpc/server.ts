@@ -132,12 +132,12 @@ export class RpcServer {
     });
   }
 
-  private subscribeTo(state: ConnState, session: LiveSession, afterSeq?: number) {
+  private subscribeTo(state: ConnState, session: LiveSession, afterSeq?: number, streamId?: string) {
     const existing = state.subs.get(session.id);
     if (existing) session.unsubscribe(existing);
     const listener: SessionListener = (_event, wire) => state.conn.send(wire);
     state.subs.set(session.id, listener);
-    return session.subscribe(listener, afterSeq);
+    return session.subscribe(listener, afterSeq, streamId);
   }
 
   private opened(state: ConnState, session: LiveSession) {
@@ -166,8 +166,8 @@ export class RpcServer {
     });
     this.on("forkSession", (p, state) => this.opened(state, host.fork(p.sessionId, p.entryId)));
     this.on("subscribe", (p, state) => {
-      const r = this.subscribeTo(state, host.get(p.sessionId), p.afterSeq);
-      return { subscribed: true as const, replayed: r.replayed, ...(r.gap ? { gap: true } : {}), lastSeq: r.lastSeq };
+      const r = this.subscribeTo(state, host.get(p.sessionId), p.afterSeq, p.streamId);
+      return { subscribed: true as const, replayed: r.replayed, ...(r.gap ? { gap: true } : {}), lastSeq: r.lastSeq, streamId: r.streamId };
     });
     this.on("unsubscribe", (p, state) => {
       const listener = state.subs.get(p.sessionId);
@@ -186,7 +186,7 @@ export class RpcServer {
     this.on("setThinkingLevel", (p) => host.get(p.sessionId).setThinkingLevel(p.level));
     this.on("listModels", () => ({ models: host.models().list().map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })) }));
     const settings = settingsHandlers(host);
-    this.on("getSettings", () => settings.get());
+    this.on("getSettings", (p) => settings.get(p.cwd));
     this.on("updateSettings", (p) => settings.update(p.patch));
     this.on("setSessionName", (p) => host.get(p.sessionId).setName(p.name));
     this.on("setLabel", (p) => host.get(p.sessionId).setLabel(p.entryId, p.label));

@@ -1,8 +1,9 @@
 // getSettings / updateSettings: the user's settings file ($PITH_HOME/settings.json). A patch is a
 // JSON merge patch (objects merge, null removes, anything else replaces); the result is checked
 // against the settings schema before it is written (atomically), so a bad patch changes nothing.
+// getSettings also reports the keys project settings files set but may not (see settings.ts).
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../agent/settings.js";
 import { ErrorCode, HostError } from "../host/errors.js";
 import type { SessionHost } from "../host/session-host.js";
@@ -18,7 +19,7 @@ function mergePatch(target: unknown, patch: unknown): unknown {
   return out;
 }
 
-export function settingsHandlers(_host: SessionHost, env: NodeJS.ProcessEnv = process.env) {
+export function settingsHandlers(host: SessionHost, env: NodeJS.ProcessEnv = process.env) {
   const file = () => userSettingsFile(env);
   const read = (): Settings => {
     try {
@@ -29,7 +30,12 @@ export function settingsHandlers(_host: SessionHost, env: NodeJS.ProcessEnv = pr
     }
   };
   return {
-    get: () => ({ settings: read() }),
+    get: (cwd?: string) => {
+      const settings = read();
+      // a cwd is checked now (its project file may have changed); otherwise, what sessions met
+      const warnings = cwd === undefined ? host.settingsWarnings() : host.settingsFor(resolve(cwd)).warnings;
+      return { settings, ...(warnings.length > 0 ? { warnings } : {}) };
+    },
     update: (patch: unknown) => {
       const merged = mergePatch(read(), patch);
       const checked = settingsSchema.safeParse(merged);

@@ -335,20 +335,34 @@ export class SessionFile {
    * Writes a bookkeeping entry (see isBookkeeping) as a child of the leaf, leaving the leaf
    * where it is; read it back with latestBookkeeping, whatever branch is active.
    */
-  appendBookkeeping(customType: string, data: unknown): void {
+  appendBookkeeping(customType: string, data: unknown, options: AppendOptions = {}): void {
     this.assertWritable();
     const entry: CustomEntry = { type: "custom", id: newEntryId(this.byId), parentId: this.leaf, timestamp: new Date().toISOString(), customType, data };
     if (!isBookkeeping(entry)) throw new SessionError("InvalidEntry", `${customType} is not a bookkeeping entry type`);
-    this.writeEntry(entry, false);
+    this.writeEntry(entry, options.sync ?? false);
   }
 
   /** The data of the latest bookkeeping entry of this type in the file, on any branch. */
   latestBookkeeping(customType: string): unknown {
+    return this.latestBookkeepingIndex(customType)?.data;
+  }
+
+  /**
+   * The latest bookkeeping entry of this type and the entries written after it (parsed, not
+   * kept): what happened after the state it records was saved.
+   */
+  latestBookkeepingTail(customType: string): { data: unknown; after: SessionEntry[] } | undefined {
+    const found = this.latestBookkeepingIndex(customType);
+    if (!found) return undefined;
+    return { data: found.data, after: this.records.slice(found.index + 1).map((r) => this.parse(r, false)) };
+  }
+
+  private latestBookkeepingIndex(customType: string): { data: unknown; index: number } | undefined {
     for (let i = this.records.length - 1; i >= 0; i--) {
       const r = this.records[i];
       if (r.type !== "custom") continue;
       const e = this.parse(r) as CustomEntry;
-      if (e.customType === customType) return e.data;
+      if (e.customType === customType) return { data: e.data, index: i };
     }
     return undefined;
   }

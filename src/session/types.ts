@@ -142,11 +142,17 @@ export const TORN_MARKER_TYPE = "pith.torn";
 export const SESSION_SETTINGS_TYPE = "pith.session-settings";
 
 /**
+ * The steer / follow-up queue as it stands after each change (`data: {items: [...]}`), synced
+ * when a prompt is queued: a queued prompt survives a crash and is restored on reopen.
+ */
+export const PROMPT_QUEUE_TYPE = "pith.queue";
+
+/**
  * Entries pith writes for its own bookkeeping: not messages, hidden from the tree, never the
  * leaf (each is written as a child of the leaf, which stays where it was).
  */
 export function isBookkeeping(entry: EntryBase): boolean {
   if (entry.type !== "custom") return false;
   const t = (entry as CustomEntry).customType;
-  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE || t === SESSION_SETTINGS_TYPE;
+  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE || t === SESSION_SETTINGS_TYPE || t === PROMPT_QUEUE_TYPE;
 }

@@ -8,14 +8,24 @@
 // Outcomes: exit 0 -> result; non-zero exit, timeout or death by a signal -> ToolError (an error
 // result for the model, with the output); abort -> plain Error saying "Command aborted".
 // Background jobs the command leaves behind (`server &`) are not killed on a normal exit; if they
-// still hold the output pipe, it is let go shortly after the shell exits.
+// still hold the output pipe, it is let go shortly after the shell exits. (In the sandbox they
+// end with the command: its pid namespace ends when the shell does.)
+//
+// The process gets ctx.env (the daemon's environment without pith's secrets) and, with
+// ctx.sandbox, runs inside bubblewrap (see sandbox.ts). Every process group started here is
+// registered with the reaper, so none outlives the daemon, however it dies: the command waits
+// behind a gate (a `read` on its stdin) until its group is registered, so a daemon killed in
+// between leaves nothing running (the gate reads end-of-file and exits).
 import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
 import { abortedError, throwIfAborted } from "./errors.js";
-import { killProcessGroup } from "./process-group.js";
+import { killProcessGroup, signalGroup } from "./process-group.js";
+import { reaper } from "./reaper.js";
+import { BWRAP, bwrapArgs } from "./sandbox.js";
+import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -23,6 +33,8 @@ import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types
 export const KILL_GRACE_MS = 1000;
 /** How long output pipes held open by leftover background jobs are waited for after the shell exits. */
 const PIPE_LINGER_MS = 300;
+/** Runs "$@" once a line arrives on stdin, with stdin then closed; nothing at end-of-file. */
+const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"];
 /** Streaming updates are sent at most this often. */
 const UPDATE_INTERVAL_MS = 100;
 
@@ -79,12 +91,20 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
   }
 
   const output = new OutputCollector(ctx.tempDir);
-  const child = spawn(shell(), ["-c", `exec 2>&1; ${params.command}`], {
+  const command = [shell(), "-c", `exec 2>&1; ${params.command}`];
+  const [file, ...args] = ctx.sandbox
+    ? [BWRAP, ...bwrapArgs(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, command)]
+    : command;
+  const [gate, ...gateArgs] = GATE;
+  const child = spawn(gate, [...gateArgs, file, ...args], {
     cwd: ctx.cwd,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: ctx.env ?? toolEnvironment(process.env),
   });
+  child.stdin.on("error", () => undefined); // a command that failed to start
+  if (child.pid !== undefined) reaper.track(child.pid);
+  child.stdin.end("go\n");
 
   return new Promise<ToolOutput>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -123,6 +143,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       const pid = child.pid;
       const done = () => {
         killDone = true;
+        if (pid !== undefined) reaper.untrack(pid);
         // anything that escaped the group may still hold the pipes; stop reading them
         releasePipes();
         maybeFinish();
@@ -167,6 +188,8 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       if (killedFor ? !killDone : !pipesClosed) return;
       settled = true;
       cleanup();
+      // background jobs may live on in the group: the reaper keeps it listed until they end
+      if (child.pid !== undefined && !signalGroup(child.pid, 0)) reaper.untrack(child.pid);
       void output.finish().then((out) => {
         const details: BashDetails = {
           exitCode: exit!.code,

@@ -31,7 +31,7 @@ export const editTool: Tool<EditParams> = {
   async execute(params, ctx) {
     throwIfAborted(ctx.signal);
     const shown = params.path;
-    const { absolute } = await resolvePath(shown, ctx);
+    const { absolute } = await resolvePath(shown, ctx, "write");
     if (params.oldText.length === 0) throw new ToolError("oldText is empty; give the exact text to replace (use write to create a file)");
     if (params.oldText === params.newText) throw new ToolError("oldText and newText are identical; nothing would change");
 

@@ -4,6 +4,11 @@
 // cwd would otherwise let `link/passwd` through, and a dangling `link -> /outside/new` would let a
 // write create a file outside.
 //
+// Whatever the session allows, pith's own files are off limits: nothing under pith's home (the
+// token, settings, every session's transcript) may be read or written, and the project's `.pith`
+// folder (its settings) may be read but not written. A session whose cwd lies inside pith's home
+// (the offline demo's project) keeps its own tree.
+//
 // `~` and `~/...` mean the user's home directory (models write them expecting a shell's meaning);
 // the result is then confined like any other path, so without allowOutsideCwd they are refused
 // with a clear message instead of silently creating a directory named "~" in the cwd.
@@ -19,13 +24,23 @@ export interface ResolvedPath {
   real: string;
 }
 
+export type PathAccess = "read" | "write";
+
+type PathPolicy = Pick<ToolContext, "cwd" | "allowOutsideCwd" | "deniedPaths" | "readOnlyPaths">;
+
 /** Resolves `input` against ctx.cwd and enforces confinement; throws ToolError on an escape. */
-export async function resolvePath(input: string, ctx: Pick<ToolContext, "cwd" | "allowOutsideCwd">): Promise<ResolvedPath> {
+export async function resolvePath(input: string, ctx: PathPolicy, access: PathAccess = "read"): Promise<ResolvedPath> {
   if (input.includes("\0")) throw new ToolError(`Invalid path ${JSON.stringify(input)}: contains a NUL character`);
   const absolute = resolve(ctx.cwd, expandHome(input));
   const real = await realpathLoose(absolute);
+  const realCwd = await realpathLoose(resolve(ctx.cwd));
+  const denied = deniedRoot(real, realCwd, ctx.deniedPaths);
+  if (denied !== undefined) throw new ToolError(`Path ${JSON.stringify(input)} is inside pith's own folder (${denied}); tools may not touch it.`);
+  if (access === "write") {
+    const readOnly = ctx.readOnlyPaths?.find((p) => isInside(p, real));
+    if (readOnly !== undefined) throw new ToolError(`Path ${JSON.stringify(input)} is inside ${readOnly}, which holds pith's settings for this project; tools may not write there.`);
+  }
   if (!ctx.allowOutsideCwd) {
-    const realCwd = await realpathLoose(resolve(ctx.cwd));
     if (!isInside(realCwd, real)) {
       throw new ToolError(
         `Path ${JSON.stringify(input)} is outside the working directory (${ctx.cwd})` +
@@ -35,6 +50,14 @@ export async function resolvePath(input: string, ctx: Pick<ToolContext, "cwd" | 
     }
   }
   return { absolute, real };
+}
+
+/**
+ * The denied root `real` lies in, if any. A cwd inside a denied root keeps its own subtree (the
+ * demo project inside pith's home), its `.pith` being read-only like any project's.
+ */
+export function deniedRoot(real: string, realCwd: string, denied: readonly string[] | undefined): string | undefined {
+  return denied?.find((d) => isInside(d, real) && !(isInside(d, realCwd) && isInside(realCwd, real)));
 }
 
 /** `~` -> home, `~/x` -> home/x; anything else (including `~user`) unchanged. */

@@ -15,8 +15,8 @@ export async function killProcessGroup(pgid: number, graceMs: number): Promise<v
   await waitGone(pgid, 1000);
 }
 
-/** Sends `signal` to every process in the group; false if the group no longer exists. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+/** Sends `signal` to every process in the group (0: none, only checks); false if the group no longer exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
     return true;

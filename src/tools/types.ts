@@ -3,6 +3,7 @@
 // throw into an error result for the model, so a failing tool never ends a run.
 import type { z } from "zod";
 import type { ImageContent, TextContent } from "../messages/types.js";
+import type { SandboxPolicy } from "./sandbox.js";
 
 export interface ToolContext {
   /** the session's working directory (absolute) */
@@ -11,6 +12,14 @@ export interface ToolContext {
   signal: AbortSignal;
   /** allow paths outside cwd (session setting); off by default */
   allowOutsideCwd?: boolean;
+  /** real paths no tool may read or write, whatever else is allowed (pith's home) */
+  deniedPaths?: readonly string[];
+  /** real paths tools may read but never write (the project's .pith) */
+  readOnlyPaths?: readonly string[];
+  /** the environment for processes tools start (pith's secrets removed; see tool-env.ts) */
+  env?: NodeJS.ProcessEnv;
+  /** how bash commands are confined; absent: not sandboxed */
+  sandbox?: SandboxPolicy;
   /** partial output while the tool runs (bash streams its output here) */
   onUpdate?: (partial: ToolOutput) => void;
   /** where full outputs of truncated results are kept (default: the OS temp dir) */

@@ -22,7 +22,7 @@ export const writeTool: Tool<WriteParams> = {
   async execute(params, ctx) {
     throwIfAborted(ctx.signal);
     const shown = params.path;
-    const { absolute } = await resolvePath(shown, ctx);
+    const { absolute } = await resolvePath(shown, ctx, "write");
     const existing = await stat(absolute).catch(() => undefined);
     if (existing?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path`);
     try {

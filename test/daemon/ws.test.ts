@@ -66,7 +66,8 @@ test("ws + stdio: a WebSocket client subscribed to a session created over stdio 
   const watcher = await daemon.connect(t);
   await watcher.initialize();
   await watcher.expectError("getState", { sessionId: "no-such-session" }, -32010);
-  assert.deepEqual(await watcher.request("subscribe", { sessionId }), { subscribed: true, replayed: 0, lastSeq: 0 });
+  const { streamId } = await stdio.request("getState", { sessionId });
+  assert.deepEqual(await watcher.request("subscribe", { sessionId }), { subscribed: true, replayed: 0, lastSeq: 0, streamId });
 
   // a run started over stdio
   fake.enqueue(toolUseReply("read", { path: "a.txt" }), textReply("It says hello."));
@@ -93,7 +94,7 @@ test("ws + stdio: a WebSocket client subscribed to a session created over stdio 
   const late = await daemon.connect(t);
   await late.initialize();
   const replay = await late.call("subscribe", { sessionId, afterSeq: 3 });
-  assert.deepEqual(replay.result, { subscribed: true, replayed: lastSeq - 3, lastSeq });
+  assert.deepEqual(replay.result, { subscribed: true, replayed: lastSeq - 3, lastSeq, streamId });
   const answerAt = late.received.indexOf(replay);
   const replayed = late.received.slice(0, answerAt).filter((m) => m.method);
   assert.deepEqual(replayed.map((m) => m.params.seq), Array.from({ length: lastSeq - 3 }, (_, i) => i + 4), "replayed before the answer, in order");

@@ -217,6 +217,8 @@ test("results of the shapes the daemon produces parse", () => {
     contextTokens: 0,
     contextWindow: 20000,
     pending: { steer: 0, followUp: 0 },
+    streamId: "3f2a6c1e-0000-4000-8000-000000000000",
+    sandbox: "workspace-write",
   });
   assert.equal(state.leafId, null);
   methods.createSession.result.parse({ sessionId: "s1", sessionFile: "/x.jsonl", state });
@@ -230,7 +232,7 @@ test("results of the shapes the daemon produces parse", () => {
   });
   methods.getTree.result.parse({ leafId: "b", entries: [{ id: "a", parentId: null, type: "message", timestamp: "2026-01-01T00:00:00.000Z", role: "user", preview: "hi", depth: 0 }] });
   methods.compact.result.parse({ summary: "s", firstKeptEntryId: "e9", tokensBefore: 1000, tokensAfter: 200, details: { readFiles: [], modifiedFiles: ["a.ts"], userMessages: ["do it"] } });
-  methods.subscribe.result.parse({ subscribed: true, replayed: 0, gap: true, lastSeq: 41 });
+  methods.subscribe.result.parse({ subscribed: true, replayed: 0, gap: true, lastSeq: 41, streamId: "3f2a6c1e-0000-4000-8000-000000000000" });
   methods.bash.result.parse({ output: "", exitCode: null, cancelled: true, truncated: false, entryId: "e1" });
   // loose message objects keep unknown fields
   const m = methods.getMessages.result.parse({ messages: [{ role: "user", content: "x", timestamp: 1, extra: 1 }] });

@@ -49,7 +49,9 @@ let mainSessionId: string;
 // ---- the daemon ------------------------------------------------------------------------------------
 
 async function startDaemon(port = 0): Promise<{ proc: ChildProcess; url: string; port: number }> {
-  const proc = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--token", TOKEN], {
+  // the sandbox gives commands a private /tmp, which would hide the slow `wc` (under the host's
+  // /tmp) from the demo's bash step: these tests are about the page, not the sandbox
+  const proc = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--token", TOKEN, "--sandbox", "off"], {
     env: { ...process.env, PITH_HOME: home, ANTHROPIC_API_KEY: "", PITH_LOG_LEVEL: "error", PATH: pathWithSlowWc },
     stdio: ["ignore", "ignore", "pipe"],
   });

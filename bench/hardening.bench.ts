@@ -1,0 +1,165 @@
+// Hardening bench: what the trust boundary costs and how fast it acts.
+// - fsync per prompt: a user message appended with and without fsync (the added cost of
+//   "acknowledged means durable"), and prompt -> runId round trips through the daemon beside
+//   getState ones (the same daemon, the same pipe);
+// - the sandbox: a `true` command through the bash tool, sandboxed vs not (ratio);
+// - tool processes after kill -9 of the daemon: how long until none is left, for a sandboxed
+//   command, an unsandboxed one (the reaper) and the user's own bash.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SessionFile } from "../src/session/index.js";
+import { bashTool } from "../src/tools/bash.js";
+import { sandboxAvailable } from "../src/tools/sandbox.js";
+import { FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
+import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
+import { median, round, table } from "./util.js";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+/** startRpcDaemon wants a test's after() hook; the bench runs them itself. */
+class Hooks {
+  private fns: (() => unknown)[] = [];
+  after(fn: () => unknown): void {
+    this.fns.push(fn);
+  }
+  async run(): Promise<void> {
+    for (const fn of this.fns.splice(0).reverse()) await fn();
+  }
+}
+
+function scratch(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+function appendMicros(sync: boolean, n = 400): number {
+  const dir = scratch("pith-bench-fsync-");
+  const s = SessionFile.create({ cwd: "/bench", sessionsDir: dir });
+  const us: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    s.appendMessage({ role: "user", content: `prompt number ${i}: ${"words ".repeat(30)}`, timestamp: Date.now() }, { sync });
+    us.push((performance.now() - t0) * 1000);
+  }
+  s.close();
+  rmSync(dir, { recursive: true, force: true });
+  return median(us);
+}
+
+async function roundTrip(d: RpcDaemon, method: string, params: () => object, n: number): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await d.peer.request(method, params());
+    ms.push(performance.now() - t0);
+  }
+  return median(ms);
+}
+
+async function promptLatency(fake: FakeAnthropic): Promise<{ prompt: number; getState: number }> {
+  const hooks = new Hooks();
+  const home = scratch("pith-bench-home-");
+  const cwd = scratch("pith-bench-cwd-");
+  writeSettings(home, FLOW_SETTINGS);
+  const d = startRpcDaemon(hooks, { home, fake, cwd });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  const n = 60;
+  fake.setDefault(textReply("ok"));
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const from = d.peer.mark();
+    const t0 = performance.now();
+    const { runId } = await d.peer.request("prompt", { sessionId: s.sessionId, text: `question ${i}` });
+    ms.push(performance.now() - t0);
+    await d.peer.runEvents(s.sessionId, runId, from);
+  }
+  const getState = await roundTrip(d, "getState", () => ({ sessionId: s.sessionId }), 200);
+  d.endStdin();
+  await d.waitExit();
+  await hooks.run();
+  return { prompt: median(ms), getState };
+}
+
+async function bashMillis(sandboxed: boolean, n = 30): Promise<number> {
+  const cwd = scratch("pith-bench-bash-");
+  const ctx = { cwd, signal: new AbortController().signal, ...(sandboxed ? { sandbox: { mode: "workspace-write" as const, network: true, writableRoots: [] } } : {}) };
+  await bashTool.execute({ command: "true" }, ctx);
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await bashTool.execute({ command: "true" }, ctx);
+    ms.push(performance.now() - t0);
+  }
+  rmSync(cwd, { recursive: true, force: true });
+  return median(ms);
+}
+
+type Kind = "sandboxed" | "unsandboxed" | "user bash";
+
+/** ms from kill -9 of the daemon until no process of the command is left. */
+async function survival(fake: FakeAnthropic, kind: Kind, run: number): Promise<number> {
+  const hooks = new Hooks();
+  const home = scratch("pith-bench-home-");
+  const cwd = scratch("pith-bench-cwd-");
+  writeSettings(home, FLOW_SETTINGS);
+  const d = startRpcDaemon(hooks, { home, fake, cwd, args: kind === "sandboxed" ? ["--sandbox", "workspace-write"] : ["--sandbox", "off"] });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  const marker = `sleep 1${run}${kind.length}.${process.pid % 1000}`;
+  if (kind === "user bash") void d.peer.call("bash", { sessionId: s.sessionId, command: `${marker} & ${marker}` }, 60_000);
+  else {
+    fake.enqueue(toolUseReply("bash", { command: `${marker} & ${marker}` }));
+    void d.peer.call("prompt", { sessionId: s.sessionId, text: "sleep" });
+  }
+  await poll(() => processWithArg(marker), "the command to start");
+  const t0 = performance.now();
+  d.proc.kill("SIGKILL");
+  for (;;) {
+    if (processWithArg(marker) === undefined) break;
+    if (performance.now() - t0 > 10_000) throw new Error(`${kind}: the command survived the daemon by 10 s`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  const ms = performance.now() - t0;
+  await d.exited;
+  await hooks.run();
+  rmSync(home, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+  return ms;
+}
+
+export async function runHardeningBench(): Promise<void> {
+  const fake = await startFakeAnthropic();
+  try {
+    const noSync = appendMicros(false);
+    const withSync = appendMicros(true);
+    const { prompt, getState } = await promptLatency(fake);
+    const sandbox = sandboxAvailable();
+    const plain = await bashMillis(false);
+    const boxed = sandbox.ok ? await bashMillis(true) : NaN;
+    const kinds: Kind[] = sandbox.ok ? ["sandboxed", "unsandboxed", "user bash"] : ["unsandboxed", "user bash"];
+    const survivals: Record<string, number[]> = {};
+    for (const kind of kinds) {
+      survivals[kind] = [];
+      for (let i = 0; i < RUNS; i++) survivals[kind].push(await survival(fake, kind, i));
+    }
+    console.log("fsync per prompt (a user message appended to a session file, median of 400):");
+    console.log(table([["append", "µs"], ["no fsync", round(noSync)], ["with fsync", round(withSync)], ["added per prompt", round(withSync - noSync)]]));
+    console.log(`\nthrough the daemon (median): prompt -> runId ${round(prompt, 2)} ms, getState ${round(getState, 2)} ms (${round(prompt / getState, 1)}x)`);
+    console.log(`\nbash \`true\` (median of 30): unsandboxed ${round(plain, 2)} ms, sandboxed ${sandbox.ok ? `${round(boxed, 2)} ms (${round(boxed / plain, 2)}x)` : `n/a (${sandbox.reason})`}`);
+    console.log(`\ntool processes left after kill -9 of the daemon (ms until none, ${RUNS} runs):`);
+    console.log(table([["command", "median", "max"], ...kinds.map((k) => [k, round(median(survivals[k])), round(Math.max(...survivals[k]))])]));
+    console.log(
+      JSON.stringify({
+        fsyncAddedMicros: round(withSync - noSync),
+        appendMicros: { noSync: round(noSync), sync: round(withSync) },
+        promptAckMs: round(prompt, 2),
+        getStateMs: round(getState, 2),
+        bashMs: { unsandboxed: round(plain, 2), sandboxed: round(boxed, 2) },
+        survivalMs: Object.fromEntries(kinds.map((k) => [k, { median: round(median(survivals[k])), max: round(Math.max(...survivals[k])) }])),
+      }),
+    );
+  } finally {
+    await fake.close();
+  }
+}

@@ -1,0 +1,149 @@
+// Sandboxed bash: where bubblewrap works, the model's commands run in workspace-write by default:
+// they cannot write outside the cwd, read pith's token or transcripts, see the daemon's process,
+// or outlive the daemon. readonly and network-off modes; the user's own bash is not sandboxed.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
+import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, startServeDaemon, writeSettings } from "../support/daemon-client.js";
+import { drainFake } from "../support/daemon-flows.js";
+import { modelCalls } from "../support/model-tools.js";
+import { tempDir } from "../support/tmp.js";
+
+const probe = sandboxAvailable();
+const skip = probe.ok ? false : `${probe.reason}; skipping the sandbox tests (CI installs the Debian package bubblewrap)`;
+
+let fake: FakeAnthropic;
+before(async () => {
+  fake = await startFakeAnthropic();
+});
+after(async () => {
+  await fake.close();
+});
+
+/** The mount options in order after the read-only root, as [option, path] pairs. */
+function mounts(args: string[]): string[][] {
+  const out: string[][] = [];
+  assert.deepEqual(args.slice(0, 3), ["--ro-bind", "/", "/"], "everything starts read-only");
+  for (let i = 3; i < args.length && args[i] !== "--"; i++) {
+    if (args[i] === "--tmpfs") out.push(["tmpfs", args[++i]]);
+    else if (["--bind", "--ro-bind", "--bind-try", "--ro-bind-try"].includes(args[i])) {
+      out.push([args[i].replace(/^--/, ""), args[i + 2]]);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home stays visible and pith's home inside the cwd stays hidden", () => {
+  const policy = { mode: "workspace-write" as const, network: true, writableRoots: [] };
+  // hidden paths are only mounted where they exist: use ones that do
+  const home = "/usr/share";
+  const inTmp = mounts(bwrapArgs(policy, { cwd: "/tmp/proj", hidden: [home], readOnly: ["/tmp/proj/.pith"] }, ["sh"]));
+  assert.deepEqual(inTmp, [["tmpfs", "/tmp"], ["tmpfs", home], ["bind", "/tmp/proj"], ["ro-bind-try", "/tmp/proj/.pith"]]);
+  const homeInCwd = mounts(bwrapArgs(policy, { cwd: "/usr", hidden: [home], readOnly: [home] }, ["sh"]));
+  assert.deepEqual(homeInCwd, [["tmpfs", "/tmp"], ["bind", "/usr"], ["ro-bind-try", home], ["tmpfs", home]], "hidden wins over read-only at the same path");
+  const cwdInHome = mounts(bwrapArgs(policy, { cwd: `${home}/demo`, hidden: [home], readOnly: [`${home}/demo/.pith`] }, ["sh"]));
+  assert.deepEqual(cwdInHome.slice(1), [["tmpfs", home], ["bind", `${home}/demo`], ["ro-bind-try", `${home}/demo/.pith`]]);
+  const cwdIsHome = mounts(bwrapArgs(policy, { cwd: home, hidden: [home], readOnly: [] }, ["sh"]));
+  assert.deepEqual(cwdIsHome.slice(1), [["tmpfs", home], ["bind", home]], "the session's own cwd stays visible");
+  const args = bwrapArgs({ ...policy, mode: "readonly", network: false }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
+  assert.ok(args.includes("--unshare-net") && args.includes("--unshare-pid") && args.includes("--die-with-parent"));
+  assert.deepEqual(args.slice(-4), ["--", "sh", "-c", "x"]);
+  assert.deepEqual(mounts(args), [["tmpfs", "/tmp"], ["ro-bind", "/work/app"]], "readonly binds the cwd read-only");
+});
+
+test("workspace-write by default: no write outside the cwd, no token, no daemon process, a private /tmp; the user's bash is not confined", { skip }, async (t) => {
+  const home = tempDir(t, "pith-sbx-home-");
+  const cwd = tempDir(t, "pith-sbx-cwd-");
+  const outside = tempDir(t, "pith-sbx-out-");
+  writeSettings(home, FLOW_SETTINGS);
+  const d = await startServeDaemon(t, { home, fake, cwd, stdio: true });
+  const peer = d.peer!;
+  await peer.initialize();
+  const s = await peer.request("createSession", { cwd });
+  const run = (command: string) => modelCalls(peer, fake, s.sessionId, "bash", { command });
+
+  const inside = await run("echo made-inside > inside.txt && cat inside.txt");
+  assert.equal(inside.isError, false, inside.text);
+  assert.equal(readFileSync(join(cwd, "inside.txt"), "utf8"), "made-inside\n", "the cwd is writable");
+
+  const escape = await run(`echo escaped > ${join(outside, "escape.txt")}`);
+  assert.equal(escape.isError, true, escape.text);
+  assert.equal(existsSync(join(outside, "escape.txt")), false, "nothing written outside the cwd");
+  assert.equal(s.state.sandbox, "workspace-write", "the default where bubblewrap works");
+  const homeWrite = await run(`echo x > "$HOME/.pith-sandbox-probe"`);
+  assert.equal(homeWrite.isError, true, homeWrite.text);
+
+  const token = readFileSync(join(home, "token"), "utf8");
+  const cat = await run(`cat ${join(home, "token")}; ls -a ${join(home)}; cat ${s.sessionFile}`);
+  assert.ok(!cat.text.includes(token), `the token leaked: ${cat.text}`);
+  assert.doesNotMatch(cat.text, /"type":"session"/, "a transcript leaked");
+
+  const environ = await run(`cat /proc/${d.pid}/environ | tr '\\0' '\\n' | grep -c ANTHROPIC; ls /proc | grep -c '^[0-9]'`);
+  assert.doesNotMatch(environ.text, /test-key/, "the daemon's environment (API key) is out of reach");
+
+  const probeName = `pith-sandbox-probe-${process.pid}-${Date.now()}`;
+  const tmp = await run(`echo private > /tmp/${probeName} && cat /tmp/${probeName}`);
+  assert.equal(tmp.isError, false, tmp.text);
+  assert.equal(existsSync(join("/tmp", probeName)), false, "the sandbox's /tmp is its own");
+
+  const user = await peer.request("bash", { sessionId: s.sessionId, command: `echo by-the-user > ${join(outside, "user.txt")}` });
+  assert.equal(user.exitCode, 0, user.output);
+  assert.equal(readFileSync(join(outside, "user.txt"), "utf8"), "by-the-user\n", "the user's own bash is not sandboxed");
+  assert.deepEqual(peer.violations, []);
+  d.proc.kill("SIGTERM");
+  await d.waitExit();
+  await drainFake(fake);
+});
+
+test("--sandbox readonly: the cwd is read-only too; network off: no connection even to 127.0.0.1", { skip }, async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeFileSync(join(cwd, "a.txt"), "hello\n");
+  writeSettings(home, { ...FLOW_SETTINGS, sandbox: { network: false } });
+  const port = new URL(fake.url).port;
+  const d = startRpcDaemon(t, { home, fake, cwd, args: ["--sandbox", "readonly"] });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  const read = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: "cat a.txt" });
+  assert.equal(read.text.trim(), "hello");
+  const write = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: "echo changed > a.txt" });
+  assert.equal(write.isError, true, write.text);
+  assert.equal(readFileSync(join(cwd, "a.txt"), "utf8"), "hello\n");
+  assert.equal(s.state.sandbox, "readonly");
+  const net = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
+  assert.equal(net.isError, true, net.text);
+  assert.doesNotMatch(net.text, /connected/);
+  d.endStdin();
+  await d.waitExit();
+
+  // the same connection works with the network on (the default)
+  writeSettings(home, FLOW_SETTINGS);
+  const d2 = startRpcDaemon(t, { home, fake, cwd });
+  await d2.peer.initialize();
+  const s2 = await d2.peer.request("openSession", { sessionId: s.sessionId });
+  const on = await modelCalls(d2.peer, fake, s2.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
+  assert.match(on.text, /connected/);
+  d2.endStdin();
+  await d2.waitExit();
+  await drainFake(fake);
+});
+
+test("a sandboxed command dies with the daemon (kill -9)", { skip }, async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, FLOW_SETTINGS);
+  const d = startRpcDaemon(t, { home, fake, cwd });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  const marker = `987.${process.pid % 1000}`;
+  fake.enqueue({ kind: "reply", content: [{ type: "tool_use", name: "bash", input: { command: `sleep ${marker}` } }] });
+  await d.peer.request("prompt", { sessionId: s.sessionId, text: "sleep" });
+  await poll(() => processWithArg(`sleep ${marker}`), "the sandboxed sleep to start");
+  await d.kill9();
+  await poll(() => (processWithArg(`sleep ${marker}`) === undefined ? true : undefined), "the sandboxed sleep to die with the daemon", 5000);
+  await drainFake(fake);
+});
