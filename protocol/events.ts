@@ -89,10 +89,36 @@ export const events = {
   turn_end: z.object({ ...base, runId: Id, turn: z.int().positive(), message: AssistantMessage, usage: Usage }),
   /** the run is over; usage sums the run's model calls */
   agent_end: z.object({ ...base, runId: Id, stopReason: RunStopReason, error: RunError.optional(), usage: Usage }),
-  compaction_start: z.object({ ...base, reason: CompactionReason, tokensBefore: z.number() }),
+  compaction_start: z.object({
+    ...base,
+    reason: CompactionReason,
+    tokensBefore: z.number(),
+    /** ties this compaction's start, updates and end together */
+    compactionId: z.string().optional(),
+    /** its summary was written ahead of time (compaction_update reason "prepare"): applying it is quick */
+    prepared: z.boolean().optional(),
+  }),
+  /**
+   * progress of a compaction, and of a summary written ahead of time (reason "prepare", before any
+   * compaction_start: nothing is stored until the trigger). phase "summarizing": the summarizer
+   * started; "chunk": a request begins (a long span takes several, each rewriting the whole
+   * summary: show the latest chunk's text); "applying": the summary is being stored; "ready": a
+   * summary written ahead of time is done; "discarded": it will not be used (the tree moved, the
+   * model changed, an abort). delta: a piece of the summary text as the summarizer writes it.
+   */
+  compaction_update: z.object({
+    ...base,
+    compactionId: z.string(),
+    reason: z.enum(["threshold", "overflow", "manual", "prepare"]),
+    phase: z.enum(["summarizing", "chunk", "applying", "ready", "discarded"]),
+    chunk: z.object({ index: z.int().positive(), count: z.int().positive() }).optional(),
+    delta: z.string().optional(),
+  }),
   compaction_end: z.object({
     ...base,
     reason: CompactionReason,
+    compactionId: z.string().optional(),
+    prepared: z.boolean().optional(),
     /** present when the compaction was stored */
     result: CompactionResult.optional(),
     aborted: z.boolean(),
@@ -124,8 +150,16 @@ export const events = {
   }),
   /** the wait is over: the call is retried, or (aborted) the run stops */
   retry_end: z.object({ ...base, attempt: z.int().positive(), aborted: z.boolean() }),
-  /** the context's size changed (after a turn, a compaction) */
-  usage_update: z.object({ ...base, contextTokens: z.number().nonnegative(), contextWindow: z.int().nonnegative() }),
+  /** the context's size changed (after a turn, a compaction), or the window in effect did (a limit learned) */
+  usage_update: z.object({
+    ...base,
+    /** as the model sees it: messages, system prompt and tool definitions */
+    contextTokens: z.number().nonnegative(),
+    /** the window in effect (see SessionState.contextWindow) */
+    contextWindow: z.int().nonnegative(),
+    /** automatic compaction runs past this */
+    threshold: z.int().nonnegative().optional(),
+  }),
   /** something went wrong outside any request: a failed run (-32014), a skipped automatic compaction (-32017) */
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),
 } as const;

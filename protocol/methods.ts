@@ -67,9 +67,25 @@ export const SessionState = z.object({
   leafId: Id.nullable(),
   /** messages in the context (what getMessages returns) */
   messageCount: NonNegInt,
-  /** the context's size in tokens: the last usage report plus estimates after it */
+  /** the context's size in tokens as the model sees it: the last usage report plus estimates after it */
   contextTokens: z.number().nonnegative(),
+  /** the window in effect: the model's, or smaller if the endpoint said so (a limit learned from an overflow) */
   contextWindow: NonNegInt,
+  /** automatic compaction runs when contextTokens passes this */
+  threshold: NonNegInt.optional(),
+  /** a summary written ahead of time, not yet applied (nothing of it is stored until then) */
+  preparedCompaction: z
+    .object({
+      compactionId: z.string(),
+      status: z.enum(["summarizing", "ready"]),
+      /** where it cuts: the first entry kept verbatim */
+      firstKeptEntryId: Id,
+      /** the context when it was prepared */
+      tokensBefore: z.number(),
+      /** summarizer requests sent for it so far */
+      requests: NonNegInt,
+    })
+    .optional(),
   /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
   pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
   /**
@@ -145,6 +161,8 @@ export const Settings = z.object({
       userMessagesFraction: z.number().min(0).max(1),
       maxBlockChars: z.int().positive(),
       summaryTimeoutMs: z.int().positive(),
+      /** write the summary in the background past this fraction of the threshold (0: off) */
+      prepareAt: z.number().min(0).lt(1),
       prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
     })
     .partial()
@@ -200,6 +218,7 @@ export const SettingsPatch = z.strictObject({
       userMessagesFraction: nullableKey(z.number().min(0).max(1)),
       maxBlockChars: nullableKey(z.int().positive()),
       summaryTimeoutMs: nullableKey(z.int().positive()),
+      prepareAt: nullableKey(z.number().min(0).lt(1)),
       prune: nullableKey(
         z.strictObject({
           enabled: nullableKey(z.boolean()),

@@ -13,7 +13,7 @@ export function providerSummarizer(provider: Provider, model: ModelInfo): Summar
     };
   }
   return {
-    async summarize(request: SummarizerRequest, signal: AbortSignal): Promise<string> {
+    async summarize(request: SummarizerRequest, signal: AbortSignal, onDelta?: (text: string) => void): Promise<string> {
       let text = "";
       for await (const ev of provider.stream({
         model,
@@ -24,6 +24,7 @@ export function providerSummarizer(provider: Provider, model: ModelInfo): Summar
         signal,
       })) {
         if (ev.type === "error") throw ev.error;
+        if (ev.type === "text_delta") onDelta?.(ev.delta);
         if (ev.type === "done") text = ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       }
       if (!text.trim()) throw new ProviderError({ errorClass: "fatal", message: "the summarizer returned no text" });

@@ -6,7 +6,7 @@ import type { FileLists } from "./file-ops.js";
 import { assembleSummary, type CompactionPreparation } from "./prepare.js";
 import { serializeMessages } from "./serialize.js";
 import type { CompactionSettings } from "./settings.js";
-import { CompactionAbortedError, summarizeBlocks, type SummarizerLimits, type SummarizerPort } from "./summarizer.js";
+import { CompactionAbortedError, summarizeBlocks, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "./summarizer.js";
 
 export interface CompactionDetails extends FileLists {
   /** user messages carried verbatim in the summary */
@@ -34,9 +34,38 @@ export interface CompactOptions {
   signal: AbortSignal;
   /** the user's focus for this summary */
   instructions?: string;
+  /** the summary as it is written (see SummaryProgress); a split turn's part follows the history's */
+  onProgress?: (progress: SummaryProgress) => void;
+  /** a summarizer request was rejected as too long (see SummarizeOptions.onOverflow) */
+  onOverflow?: (err: unknown, requestTokens: number) => void;
 }
 
 const SPLIT_TURN_HEADING = "**Earlier part of the current turn** (its end is kept below):";
+const SPLIT_TURN_SEPARATOR = `\n\n---\n\n${SPLIT_TURN_HEADING}\n\n`;
+
+/**
+ * A split turn's two summaries are written at the same time; a listener gets them one after the
+ * other, as they are stored: the history's progress as it comes, the turn prefix's held back
+ * until the history is done, then the separator and the prefix's text.
+ */
+function streamInOrder(onProgress: CompactOptions["onProgress"], splitTurn: boolean) {
+  if (!onProgress) return { history: undefined, prefix: undefined, historyDone: () => undefined };
+  let held: string[] | null = splitTurn ? [] : null;
+  return {
+    history: onProgress,
+    prefix: (p: SummaryProgress) => {
+      if (p.type !== "delta") return;
+      if (held) held.push(p.text);
+      else onProgress(p);
+    },
+    historyDone: () => {
+      if (!held) return;
+      const text = SPLIT_TURN_SEPARATOR + held.join("");
+      held = null;
+      onProgress({ type: "delta", text });
+    },
+  };
+}
 
 export async function compact(prep: CompactionPreparation, opts: CompactOptions): Promise<CompactionResult> {
   const { settings, limits } = opts;
@@ -46,7 +75,9 @@ export async function compact(prep: CompactionPreparation, opts: CompactOptions)
   const maxTokens = Math.max(256, Math.min(Math.floor(0.8 * settings.reserveTokens), limits.maxOutputTokens));
   const prefixMaxTokens = Math.max(256, Math.min(Math.floor(0.5 * settings.reserveTokens), limits.maxOutputTokens));
   const stats = { requests: 0, overflowRetries: 0, requestTokens: [] as number[], serializedChars: [...historyBlocks, ...prefixBlocks].reduce((a, b) => a + b.length, 0) };
-  const common = { port: opts.port, limits, timeoutMs: settings.summaryTimeoutMs, signal: opts.signal };
+  const common = { port: opts.port, limits, timeoutMs: settings.summaryTimeoutMs, signal: opts.signal, onOverflow: opts.onOverflow };
+  const splitTurn = prep.isSplitTurn && prefixBlocks.length > 0;
+  const progress = streamInOrder(opts.onProgress, splitTurn);
 
   let modelText: string;
   let fallback: { reason: string } | undefined;
@@ -62,17 +93,18 @@ export async function compact(prep: CompactionPreparation, opts: CompactOptions)
               instructions: opts.instructions,
               compressDone: prep.previousSummary !== undefined && estimateTextTokens(prep.previousSummary) > maxTokens / 2,
             },
+            onProgress: progress.history,
           })
         : Promise.resolve({ summary: prep.previousSummary, requests: 0, requestTokens: [], overflowRetries: 0 });
-    const prefix = prep.isSplitTurn && prefixBlocks.length > 0 ? summarizeBlocks(prefixBlocks, { ...common, kind: "turn-prefix", maxTokens: prefixMaxTokens }) : undefined;
-    const [h, p] = await Promise.all([history, prefix]);
+    const prefix = splitTurn ? summarizeBlocks(prefixBlocks, { ...common, kind: "turn-prefix", maxTokens: prefixMaxTokens, onProgress: progress.prefix }) : undefined;
+    const [h, p] = await Promise.all([history.then((o) => (progress.historyDone(), o)), prefix]);
     for (const o of [h, p]) {
       if (!o) continue;
       stats.requests += o.requests;
       stats.overflowRetries += o.overflowRetries;
       stats.requestTokens.push(...o.requestTokens);
     }
-    modelText = p ? `${h.summary.trim()}\n\n---\n\n${SPLIT_TURN_HEADING}\n\n${p.summary.trim()}` : h.summary;
+    modelText = p ? `${h.summary.trim()}${SPLIT_TURN_SEPARATOR}${p.summary.trim()}` : h.summary;
   } catch (err) {
     if (err instanceof CompactionAbortedError || opts.signal.aborted) throw new CompactionAbortedError();
     const reason = err instanceof Error ? err.message : String(err);
@@ -81,7 +113,7 @@ export async function compact(prep: CompactionPreparation, opts: CompactOptions)
   }
 
   const summary = assembleSummary(modelText, prep.userMessages, prep.fileLists);
-  const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: prep.tokensBefore, timestamp: 0 }) + prep.keptTokens;
+  const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: prep.tokensBefore, timestamp: 0 }) + prep.keptTokens + prep.overheadTokens;
   const details: CompactionDetails = { ...prep.fileLists, userMessages: prep.userMessages };
   if (fallback) details.fallback = true;
   return { summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, tokensAfter, details, fallback, stats };

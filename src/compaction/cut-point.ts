@@ -79,8 +79,19 @@ export function findCutPoint(messages: readonly AgentMessage[], start: number, k
   }
   if (cut < 0) for (let i = reached - 1; i > start && cut < 0; i--) if (allowed(i)) cut = i;
   if (cut < 0) return { firstKeptIndex: start, turnStartIndex: -1, isSplitTurn: false };
+  return turnOf(messages, start, cut);
+}
+
+/** The cut at a given index (chosen earlier, e.g. by a summary written ahead of time), or null if cutting there is not allowed. */
+export function cutPointAt(messages: readonly AgentMessage[], start: number, firstKeptIndex: number): CutPoint | null {
+  if (firstKeptIndex <= start || firstKeptIndex >= messages.length) return null;
+  if (!mayStartKept(messages[firstKeptIndex]) || splitsToolPair(messages)[firstKeptIndex]) return null;
+  return turnOf(messages, start, firstKeptIndex);
+}
+
+/** A cut at an assistant message splits its turn: the turn's start, if it lies in the span, opens a prefix. */
+function turnOf(messages: readonly AgentMessage[], start: number, cut: number): CutPoint {
   if (opensTurn(messages[cut])) return { firstKeptIndex: cut, turnStartIndex: -1, isSplitTurn: false };
-  // cut at an assistant message: the start of its turn, if it lies in the span, opens a prefix
   for (let i = cut - 1; i >= start; i--) {
     if (opensTurn(messages[i])) return { firstKeptIndex: cut, turnStartIndex: i, isSplitTurn: true };
   }

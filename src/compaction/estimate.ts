@@ -120,8 +120,10 @@ export interface ContextTokens {
  * Tokens in the context: the last reliable usage report among the messages added since the
  * latest compaction (`freshFrom`), plus estimates for every message after it. Usage reported
  * before that compaction described a context that no longer exists, so it never counts.
+ * `overheadTokens` (the system prompt and the tool definitions, sent with every request) are
+ * added when no usage report counts: a report already includes them.
  */
-export function contextTokens(messages: readonly AgentMessage[], freshFrom = 0): ContextTokens {
+export function contextTokens(messages: readonly AgentMessage[], freshFrom = 0, overheadTokens = 0): ContextTokens {
   let usageIndex = -1;
   let fromUsage = 0;
   for (let i = messages.length - 1; i >= freshFrom; i--) {
@@ -132,7 +134,7 @@ export function contextTokens(messages: readonly AgentMessage[], freshFrom = 0):
       break;
     }
   }
-  let estimated = 0;
+  let estimated = usageIndex < 0 ? overheadTokens : 0;
   for (let i = usageIndex + 1; i < messages.length; i++) estimated += estimateMessageTokens(messages[i]);
   return { tokens: fromUsage + estimated, usageTokens: fromUsage, estimatedTokens: estimated, usageIndex };
 }

@@ -1,7 +1,7 @@
 // Everything a compaction decides before any model is asked: where to cut, what to summarize,
 // which files and user messages to carry, and whether it is worth doing at all. Pure.
 import { messageText, type AgentMessage } from "../messages/types.js";
-import { findCutPoint } from "./cut-point.js";
+import { cutPointAt, findCutPoint, type CutPoint } from "./cut-point.js";
 import { contextTokens, estimateMessageTokens, estimateTextTokens } from "./estimate.js";
 import { collectFileOps, collectPreviousFileLists, emptyFileOps, fileLists, formatFileLists, type FileLists } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";
@@ -15,6 +15,8 @@ export interface CompactionInput {
   freshFrom: number;
   /** the latest compaction on the path, if any: its summary is messages[0] */
   previous?: { summary: string; details?: unknown; fromHook?: boolean };
+  /** the system prompt and tool definitions, sent with every request (see contextTokens) */
+  overheadTokens?: number;
 }
 
 export interface CompactionPreparation {
@@ -34,12 +36,24 @@ export interface CompactionPreparation {
   userMessages: string[];
   tokensBefore: number;
   keptTokens: number;
+  /** the system prompt and tool definitions: part of every context, before and after */
+  overheadTokens: number;
   projectedTokensAfter: number;
 }
 
 export type PrepareOutcome =
   | { ok: true; preparation: CompactionPreparation }
-  | { ok: false; code: "nothing_to_compact" | "too_little_gain"; message: string; tokensBefore: number };
+  | { ok: false; code: "nothing_to_compact" | "too_little_gain" | "cut_not_found"; message: string; tokensBefore: number };
+
+export interface PrepareOptions {
+  /**
+   * cut here instead of where keepRecentTokens says (a summary written ahead of time is applied
+   * with the cut it was written for; the kept part has grown since)
+   */
+  firstKeptEntryId?: string;
+  /** the model-written summary's size, when it is already written (the gain check uses it) */
+  summaryTokens?: number;
+}
 
 const APPENDED_SECTIONS = ["\n\n<user-messages>\n", "\n\n<read-files>\n", "\n\n<modified-files>\n"];
 const ASSUMED_SUMMARY_TOKENS = 1500;
@@ -87,11 +101,17 @@ export function assembleSummary(modelText: string, userMessages: readonly string
   return [modelText.trim(), formatUserMessages(userMessages), formatFileLists(lists)].filter((s) => s.length > 0).join("\n\n");
 }
 
-export function prepareCompaction(input: CompactionInput, settings: CompactionSettings, reason: CompactionReason): PrepareOutcome {
+export function prepareCompaction(input: CompactionInput, settings: CompactionSettings, reason: CompactionReason, options: PrepareOptions = {}): PrepareOutcome {
   const { messages } = input;
   const start = messages.length > 0 && messages[0].role === "compactionSummary" ? 1 : 0;
-  const tokensBefore = contextTokens(messages, input.freshFrom).tokens;
-  const cut = findCutPoint(messages, start, settings.keepRecentTokens, (i) => estimateMessageTokens(messages[i]));
+  const overheadTokens = input.overheadTokens ?? 0;
+  const tokensBefore = contextTokens(messages, input.freshFrom, overheadTokens).tokens;
+  let cut: CutPoint;
+  if (options.firstKeptEntryId !== undefined) {
+    const at = cutPointAt(messages, start, input.entryIds.indexOf(options.firstKeptEntryId));
+    if (!at) return { ok: false, code: "cut_not_found", message: `entry ${options.firstKeptEntryId} is no longer a place this context can be cut`, tokensBefore };
+    cut = at;
+  } else cut = findCutPoint(messages, start, settings.keepRecentTokens, (i) => estimateMessageTokens(messages[i]));
   if (cut.firstKeptIndex <= start) {
     return { ok: false, code: "nothing_to_compact", message: `nothing lies before the cut: the context (${tokensBefore} tokens) fits in keepRecentTokens (${settings.keepRecentTokens})`, tokensBefore };
   }
@@ -116,8 +136,8 @@ export function prepareCompaction(input: CompactionInput, settings: CompactionSe
   const previousSummary = input.previous ? modelWrittenPart(input.previous.summary) : undefined;
   let keptTokens = 0;
   for (let i = cut.firstKeptIndex; i < messages.length; i++) keptTokens += estimateMessageTokens(messages[i]);
-  const summaryGuess = Math.max(ASSUMED_SUMMARY_TOKENS, previousSummary ? Math.ceil(estimateTextTokens(previousSummary)) : 0);
-  const projectedTokensAfter = keptTokens + summaryGuess + Math.ceil(estimateTextTokens(formatUserMessages(userMessages) + formatFileLists(lists)));
+  const summaryGuess = options.summaryTokens ?? Math.max(ASSUMED_SUMMARY_TOKENS, previousSummary ? Math.ceil(estimateTextTokens(previousSummary)) : 0);
+  const projectedTokensAfter = overheadTokens + keptTokens + summaryGuess + Math.ceil(estimateTextTokens(formatUserMessages(userMessages) + formatFileLists(lists)));
 
   if (reason !== "manual" && tokensBefore - projectedTokensAfter < settings.minSavingsFraction * tokensBefore) {
     return {
@@ -142,6 +162,7 @@ export function prepareCompaction(input: CompactionInput, settings: CompactionSe
       userMessages,
       tokensBefore,
       keptTokens,
+      overheadTokens,
       projectedTokensAfter,
     },
   };

@@ -26,6 +26,11 @@ export interface CompactionSettings {
   maxBlockChars: number;
   /** a summarizer request taking longer than this fails (and the fallback summary is used) */
   summaryTimeoutMs: number;
+  /**
+   * ahead-of-time compaction: once the context passes this fraction of the trigger threshold,
+   * the summary is written in the background so the trigger finds it ready (0: off)
+   */
+  prepareAt: number;
   prune: PruneSettings;
 }
 
@@ -37,6 +42,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   userMessagesFraction: 0.1,
   maxBlockChars: 2000,
   summaryTimeoutMs: 180_000,
+  prepareAt: 0.8,
   prune: { enabled: false, keepToolTokens: 40_000, minPruneTokens: 20_000 },
 };
 
@@ -46,7 +52,19 @@ export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "
 
 /** Pi's trigger: `contextTokens > contextWindow - reserveTokens`, when automatic compaction is on. */
 export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens">): boolean {
-  return settings.enabled && contextTokens > contextWindow - settings.reserveTokens;
+  return settings.enabled && contextTokens > compactionThreshold(contextWindow, settings);
+}
+
+/** The context size above which an automatic compaction runs. */
+export function compactionThreshold(contextWindow: number, settings: Pick<CompactionSettings, "reserveTokens">): number {
+  return contextWindow - settings.reserveTokens;
+}
+
+/** Whether to write the next summary ahead of time: past prepareAt of the threshold, below it. */
+export function shouldPrepare(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens" | "prepareAt">): boolean {
+  if (!settings.enabled || settings.prepareAt <= 0) return false;
+  const threshold = compactionThreshold(contextWindow, settings);
+  return contextTokens > settings.prepareAt * threshold && contextTokens <= threshold;
 }
 
 /**

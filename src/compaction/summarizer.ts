@@ -15,10 +15,21 @@ export interface SummarizerRequest {
   maxTokens: number;
 }
 
-/** What compaction needs from a model. The agent plugs a provider in; tests plug in fakes. */
+/**
+ * What compaction needs from a model. The agent plugs a provider in; tests plug in fakes. A port
+ * that streams calls `onDelta` with each piece of the text as it arrives (the pieces make the
+ * text it resolves with).
+ */
 export interface SummarizerPort {
-  summarize(request: SummarizerRequest, signal: AbortSignal): Promise<string>;
+  summarize(request: SummarizerRequest, signal: AbortSignal, onDelta?: (text: string) => void): Promise<string>;
 }
+
+/**
+ * Progress of a summary: a request begins (`chunk`: the index of this request and how many the
+ * span needs as far as can be told now), or a piece of its text arrives. Each request writes the
+ * whole running summary again, so the text of the last chunk is the summary.
+ */
+export type SummaryProgress = { type: "chunk"; index: number; count: number } | { type: "delta"; text: string };
 
 export interface SummarizerLimits {
   /** the summarizer model's context window, in tokens */
@@ -56,6 +67,12 @@ export interface SummarizeOptions {
   maxTokens: number;
   timeoutMs: number;
   signal: AbortSignal;
+  onProgress?: (progress: SummaryProgress) => void;
+  /**
+   * A request was rejected as too long; called before it is retried smaller. The callback may
+   * lower `limits.contextWindow` (a limit learned from the error), which the next request uses.
+   */
+  onOverflow?: (err: unknown, requestTokens: number) => void;
 }
 
 export interface SummarizeOutcome {
@@ -78,13 +95,13 @@ function promptFor(kind: SummaryKind, transcript: string, running: string | unde
   return initialPrompt(transcript, options);
 }
 
-async function callWithTimeout(port: SummarizerPort, request: SummarizerRequest, signal: AbortSignal, timeoutMs: number): Promise<string> {
+async function callWithTimeout(port: SummarizerPort, request: SummarizerRequest, signal: AbortSignal, timeoutMs: number, onDelta?: (text: string) => void): Promise<string> {
   if (signal.aborted) throw new CompactionAbortedError();
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
   const combined = AbortSignal.any([signal, timer.signal]);
   try {
-    return await port.summarize(request, combined);
+    return await port.summarize(request, combined, onDelta);
   } catch (err) {
     if (signal.aborted) throw new CompactionAbortedError();
     if (timer.signal.aborted) throw new SummarizerTimeoutError(timeoutMs);
@@ -104,6 +121,8 @@ export async function summarizeBlocks(blocks: readonly string[], opts: Summarize
   let running = opts.previousSummary;
   let requests = 0;
   let overflowRetries = 0;
+  /** chunks summarized so far (a request retried after an overflow is the same chunk) */
+  let done = 0;
   const requestTokens: number[] = [];
   // estimates can be wrong: every overflow makes later budgets smaller
   let scale = 0.95;
@@ -143,11 +162,19 @@ export async function summarizeBlocks(blocks: readonly string[], opts: Summarize
     const request: SummarizerRequest = { kind: opts.kind, systemPrompt: SUMMARIZER_SYSTEM_PROMPT, prompt, maxTokens: opts.maxTokens };
     requests++;
     requestTokens.push(Math.ceil(SYSTEM_TOKENS + estimateTextTokens(prompt)));
+    if (opts.onProgress) {
+      done++;
+      const left = queue.reduce((sum, b) => sum + estimateTextTokens(b) + 2, 0);
+      opts.onProgress({ type: "chunk", index: done, count: done + Math.ceil(left / Math.max(budget, 1)) });
+    }
+    const onDelta = opts.onProgress ? (text: string) => opts.onProgress!({ type: "delta", text }) : undefined;
     try {
-      running = await callWithTimeout(opts.port, request, opts.signal, opts.timeoutMs);
+      running = await callWithTimeout(opts.port, request, opts.signal, opts.timeoutMs, onDelta);
       maxBlocks = Number.POSITIVE_INFINITY;
     } catch (err) {
       if (!isOverflowError(err)) throw err;
+      if (opts.onProgress) done--; // the same chunk, smaller, comes again
+      opts.onOverflow?.(err, requestTokens[requestTokens.length - 1]);
       overflowRetries++;
       scale *= 0.7;
       if (chunk.length > 1) {

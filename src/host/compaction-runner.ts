@@ -1,7 +1,9 @@
 // One compaction of a live session, from preparation to the stored entry, with its events:
-// compaction_start, then compaction_end with the result, the fallback, or why it stopped.
-// A client's beforeCompact hook decides first: let pith summarize, cancel, or supply the summary.
-import { providerSummarizer } from "../agent/summarizer-port.js";
+// compaction_start, compaction_update (the summary as it is written, then "applying"), and
+// compaction_end with the result, the fallback, or why it stopped. A summary written ahead of time
+// (see ahead-of-time.ts) is applied with its own cut when it can serve; a client's beforeCompact
+// hook decides first either way: let pith summarize, cancel, or supply the summary.
+import { randomUUID } from "node:crypto";
 import {
   appendCompaction,
   compact,
@@ -14,8 +16,8 @@ import {
   type CompactionResult,
   type CompactionSettings,
 } from "../compaction/index.js";
-import type { ModelInfo } from "../llm/types.js";
 import type { SessionFile } from "../session/session-file.js";
+import { progressEmitter, type AheadOfTime, type CompactionUpdate, type SummarizerChoice } from "./ahead-of-time.js";
 import { ErrorCode, HostError } from "./errors.js";
 import type { LiveSession, LiveSessionDeps } from "./live-session.js";
 
@@ -36,39 +38,66 @@ export type BeforeCompactDecision = { action: "default" } | { action: "cancel" }
 export interface CompactionContext {
   session: LiveSession;
   file: SessionFile;
-  model: ModelInfo;
   settings: CompactionSettings;
-  deps: Pick<LiveSessionDeps, "providerFor" | "resolveModel" | "beforeCompact">;
-  emit(type: string, params: Record<string, unknown>): void;
+  deps: Pick<LiveSessionDeps, "beforeCompact">;
+  /** the system prompt and tool definitions, in tokens (part of every context) */
+  overheadTokens: number;
+  ahead: AheadOfTime;
+  summarizer(): SummarizerChoice;
+  emit(type: "compaction_start" | "compaction_end" | "error", params: Record<string, unknown>): void;
+  emitUpdate(update: CompactionUpdate): void;
   emitUsage(): void;
   /** marks the session as compacting (the controller aborts it), or not */
   setActive(controller: AbortController | null): void;
 }
 
+/** What summarizes the span: a summary written ahead of time, or the summarizer now. */
+type Source = { prepared: ReturnType<AheadOfTime["claim"]> & object } | { prepared: null };
+
 /**
- * Prepares, summarizes and stores one compaction with its start / end events. Returns null
- * when it was skipped or cancelled (an automatic one that would free too little is reported
- * as an `error` event with code -32017).
+ * Prepares, summarizes and stores one compaction with its events. Returns null when it was
+ * skipped or cancelled (an automatic one that would free too little is reported as an `error`
+ * event with code -32017).
  */
 export async function runCompaction(ctx: CompactionContext, reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
   const { settings } = ctx;
-  const prep = prepareCompaction(compactionInputOf(ctx.file), settings, reason);
-  if (!prep.ok) {
-    if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, prep.message, { code: prep.code, tokensBefore: prep.tokensBefore });
-    ctx.emit("error", { code: ErrorCode.CompactionSkipped, message: prep.message, data: { reason, code: prep.code, tokensBefore: prep.tokensBefore } });
-    return null;
+  const input = { ...compactionInputOf(ctx.file), overheadTokens: ctx.overheadTokens };
+  // a summary written ahead of time serves any compaction without instructions of its own
+  let source: Source = { prepared: null };
+  const prepared = instructions === undefined ? ctx.ahead.claim(ctx.file, input, ctx.summarizer().modelKey, reason, (u) => ctx.emitUpdate(u)) : null;
+  if (instructions !== undefined) ctx.ahead.discard((u) => ctx.emitUpdate(u), "the compaction has its own instructions");
+  let prep: CompactionPreparation | undefined;
+  if (prepared) {
+    // the cut it was written for, over today's context: worth it, and under the threshold
+    const withCut = prepareCompaction(input, settings, reason, { firstKeptEntryId: prepared.prep.firstKeptEntryId });
+    if (withCut.ok && withCut.preparation.projectedTokensAfter < withCut.preparation.tokensBefore) {
+      prep = withCut.preparation;
+      source = { prepared };
+    } else ctx.ahead.discard((u) => ctx.emitUpdate(u), withCut.ok ? "its cut no longer frees enough" : withCut.message);
   }
+  if (!prep) {
+    const outcome = prepareCompaction(input, settings, reason);
+    if (!outcome.ok) {
+      if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: outcome.code, tokensBefore: outcome.tokensBefore });
+      ctx.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
+      return null;
+    }
+    prep = outcome.preparation;
+  }
+  const compactionId = source.prepared?.id ?? randomUUID();
+  const tag = { reason, compactionId, ...(source.prepared ? { prepared: true } : {}) };
   const controller = own ?? new AbortController();
   const onOuter = () => controller.abort();
   outer.addEventListener("abort", onOuter, { once: true });
   ctx.setActive(controller);
-  ctx.emit("compaction_start", { reason, tokensBefore: prep.preparation.tokensBefore });
+  ctx.emit("compaction_start", { ...tag, tokensBefore: prep.tokensBefore });
   let outcome: StoredCompaction | "cancelled";
   try {
-    outcome = await summarizeAndStore(ctx, reason, prep.preparation, controller.signal, instructions);
+    outcome = await summarizeAndStore(ctx, prep, source, compactionId, controller.signal, instructions);
   } catch (err) {
     const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
-    ctx.emit("compaction_end", { reason, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
+    if (aborted) ctx.ahead.discard((u) => ctx.emitUpdate(u), "the compaction was aborted");
+    ctx.emit("compaction_end", { ...tag, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
     if (aborted && reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
     throw aborted ? new CompactionAbortedError() : err;
   } finally {
@@ -76,34 +105,56 @@ export async function runCompaction(ctx: CompactionContext, reason: CompactionRe
     outer.removeEventListener("abort", onOuter);
   }
   if (outcome === "cancelled") {
-    ctx.emit("compaction_end", { reason, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
+    ctx.emit("compaction_end", { ...tag, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
     if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
     return null;
   }
-  ctx.emit("compaction_end", { reason, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
+  ctx.emit("compaction_end", { ...tag, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
   ctx.emitUsage();
   return outcome;
 }
 
-/** A client's beforeCompact hook decides first; then pith's summary, or the client's. */
-async function summarizeAndStore(ctx: CompactionContext, reason: CompactionReason, p: CompactionPreparation, signal: AbortSignal, instructions?: string): Promise<StoredCompaction | "cancelled"> {
-  const decision = await ctx.deps.beforeCompact(ctx.session, reason, { ...p, instructions });
+/** A client's beforeCompact hook decides first; then the prepared summary, pith's summary now, or the client's. */
+async function summarizeAndStore(ctx: CompactionContext, p: CompactionPreparation, source: Source, compactionId: string, signal: AbortSignal, instructions?: string): Promise<StoredCompaction | "cancelled"> {
+  const decision = await ctx.deps.beforeCompact(ctx.session, p.reason, { ...p, instructions });
   if (signal.aborted) throw new CompactionAbortedError();
-  if (decision.action === "cancel") return "cancelled";
-  if (decision.action === "replace") {
-    const details = decision.details ?? {};
-    ctx.file.append({ type: "compaction", summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details, fromHook: true });
-    const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary: decision.summary, tokensBefore: p.tokensBefore, timestamp: 0 }) + p.keptTokens;
-    return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter, details, fromHook: true };
+  const update = (phase: "summarizing" | "applying") => ctx.emitUpdate({ compactionId, reason: p.reason, phase });
+  if (decision.action === "cancel") {
+    ctx.ahead.discard((u) => ctx.emitUpdate(u), "the client's beforeCompact hook cancelled the compaction");
+    return "cancelled";
   }
-  const summarizerModel = ctx.settings.model ? ctx.deps.resolveModel(ctx.settings.model) : ctx.model;
-  const result = await compact(p, {
-    port: providerSummarizer(ctx.deps.providerFor(summarizerModel), summarizerModel),
-    limits: { contextWindow: summarizerModel.contextWindow, maxOutputTokens: summarizerModel.maxOutputTokens },
-    settings: ctx.settings,
-    signal,
-    instructions,
-  });
+  if (decision.action === "replace") {
+    ctx.ahead.discard((u) => ctx.emitUpdate(u), "the client's beforeCompact hook wrote the summary");
+    const details = decision.details ?? {};
+    update("applying");
+    ctx.file.append({ type: "compaction", summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details, fromHook: true });
+    return { summary: decision.summary, firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, tokensAfter: tokensAfter(decision.summary, p), details, fromHook: true };
+  }
+  // the prepared summary, once it is done (it went on while the trigger waited); if it failed, pith writes one now
+  let result = source.prepared ? await source.prepared.result(signal) : null;
+  if (result) result = { ...result, tokensBefore: p.tokensBefore, tokensAfter: tokensAfter(result.summary, p) };
+  else {
+    const summarizer = ctx.summarizer();
+    update("summarizing");
+    result = await compact(p, {
+      port: summarizer.port,
+      limits: summarizer.limits,
+      settings: ctx.settings,
+      signal,
+      instructions,
+      onProgress: progressEmitter((u) => ctx.emitUpdate(u), compactionId, () => p.reason),
+      onOverflow: (err, tokens) => summarizer.onOverflow(err, tokens),
+    });
+  }
+  if (signal.aborted) throw new CompactionAbortedError();
+  update("applying");
   appendCompaction(ctx.file, result);
+  // whatever was prepared describes a context that no longer exists
+  ctx.ahead.consumed();
   return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details, fallback: result.fallback };
+}
+
+/** The context after storing `summary` over `p`'s cut: the summary, the kept messages, the system prompt and tools. */
+function tokensAfter(summary: string, p: CompactionPreparation): number {
+  return estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: p.tokensBefore, timestamp: 0 }) + p.keptTokens + p.overheadTokens;
 }

@@ -3,21 +3,38 @@
 // Every change is stored before it is announced; events carry a per-session sequence number.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { Agent, type AgentHooks, type PromptInput, type QueuedPrompt } from "../agent/agent.js";
+import { Agent, toolSpecsOf, type AgentHooks, type PromptInput, type QueuedPrompt } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { providerSummarizer } from "../agent/summarizer-port.js";
-import { contextTokens, fitToWindow, prepareBranchSummary, shouldCompact, summarizeBranch, CompactionAbortedError, type CompactionPreparation, type CompactionReason, type CompactionSettings } from "../compaction/index.js";
+import {
+  compactionInputOf,
+  compactionThreshold,
+  contextTokens,
+  estimateTextTokens,
+  fitToWindow,
+  prepareBranchSummary,
+  shouldCompact,
+  shouldPrepare,
+  summarizeBranch,
+  CompactionAbortedError,
+  type CompactionPreparation,
+  type CompactionReason,
+  type CompactionSettings,
+} from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
-import { messageText, type ImageContent, type ToolCall } from "../messages/types.js";
+import type { ImageContent, ToolCall } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import { PROMPT_QUEUE_TYPE, SESSION_SETTINGS_TYPE } from "../session/types.js";
 import { bashTool } from "../tools/bash.js";
 import { createCodingTools } from "../tools/index.js";
 import { ToolError } from "../tools/types.js";
 import { ErrorCode, HostError } from "./errors.js";
+import { AheadOfTime, type CompactionUpdate, type SummarizerChoice } from "./ahead-of-time.js";
 import { runCompaction, type BeforeCompactDecision, type StoredCompaction } from "./compaction-runner.js";
+import { windowAfterOverflow } from "./context-window.js";
 import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
+import { SessionSettings } from "./session-settings.js";
 import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
 
 export type { BeforeCompactDecision, StoredCompaction };
@@ -76,6 +93,11 @@ export class LiveSession {
   private model: ModelInfo;
   private thinkingLevel: ThinkingLevel;
   private autoCompaction: boolean;
+  private readonly stored: SessionSettings;
+  /** the summary written ahead of time, if any */
+  private readonly ahead: AheadOfTime;
+  /** the system prompt and tool definitions in tokens: sent with every request */
+  private overheadTokens = 0;
   permissionMode: PermissionMode;
   private readonly allowedAlways = new Set<string>();
   private compacting: AbortController | null = null;
@@ -103,9 +125,11 @@ export class LiveSession {
       }
     }
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
-    this.autoCompaction = this.storedSetting("autoCompaction", deps.compaction.enabled);
+    this.stored = new SessionSettings(file);
+    this.autoCompaction = this.stored.autoCompaction ?? deps.compaction.enabled;
     this.permissionMode = deps.permissionMode ?? "auto";
-    this.restoredQueue = this.savedQueue();
+    this.restoredQueue = savedQueue(file);
+    this.ahead = new AheadOfTime(deps.logger);
     this.agent = this.makeAgent();
   }
 
@@ -204,9 +228,20 @@ export class LiveSession {
     return this.agent.isRunning || this.compacting !== null || this.navigating !== null;
   }
 
+  /** The context as the model sees it: messages, system prompt and tool definitions. */
   contextTokens(): number {
     const ctx = this.file.buildContext();
-    return contextTokens(ctx.messages, ctx.freshFrom).tokens;
+    return contextTokens(ctx.messages, ctx.freshFrom, this.overheadTokens).tokens;
+  }
+
+  /** The window in effect for `model` (default: the session's): the model's, or a smaller one its endpoint told us. */
+  private windowOf(model: ModelInfo = this.model): number {
+    return Math.min(model.contextWindow, this.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** The context size above which automatic compaction runs. */
+  private get threshold(): number {
+    return compactionThreshold(this.windowOf(), this.compactionSettings);
   }
 
   getState() {
@@ -224,8 +259,10 @@ export class LiveSession {
       permissionMode: this.permissionMode,
       leafId: this.file.leafId,
       messageCount: ctx.messages.length,
-      contextTokens: contextTokens(ctx.messages, ctx.freshFrom).tokens,
-      contextWindow: this.model.contextWindow,
+      contextTokens: contextTokens(ctx.messages, ctx.freshFrom, this.overheadTokens).tokens,
+      contextWindow: this.windowOf(),
+      threshold: this.threshold,
+      ...(this.ahead.status() ? { preparedCompaction: this.ahead.status() } : {}),
       pending: this.pending(),
       streamId: this.buffer.streamId,
       sandbox: this.deps.tools.sandboxMode,
@@ -273,12 +310,16 @@ export class LiveSession {
 
   private makeAgent(): Agent {
     const tools = createCodingTools();
+    const systemPrompt = buildSystemPrompt({ cwd: this.file.cwd, tools, systemPrompt: this.deps.systemPrompt, appendSystemPrompt: this.deps.appendSystemPrompt });
+    const toolSpecs = toolSpecsOf(tools);
+    this.overheadTokens = Math.ceil(estimateTextTokens(systemPrompt) + estimateTextTokens(JSON.stringify(toolSpecs)));
     const agent = new Agent({
       session: this.file,
       provider: this.deps.providerFor(this.model),
       model: this.model,
       tools,
-      systemPrompt: buildSystemPrompt({ cwd: this.file.cwd, tools, systemPrompt: this.deps.systemPrompt, appendSystemPrompt: this.deps.appendSystemPrompt }),
+      toolSpecs,
+      systemPrompt,
       thinkingLevel: this.thinkingLevel,
       toolContext: { cwd: this.file.cwd, ...this.deps.tools },
       maxTurns: this.deps.maxTurns,
@@ -305,6 +346,7 @@ export class LiveSession {
         await this.autoCompact("threshold", signal);
       },
       onModelError: async (error, { signal }) => {
+        if (error.errorClass === "overflow") this.learnWindow(this.model, error, this.contextTokens());
         if (error.errorClass === "overflow" && !overflowRetried) {
           overflowRetried = true;
           const outcome = await this.runCompaction("overflow", signal).catch((err) => {
@@ -320,36 +362,27 @@ export class LiveSession {
         return { action: "stop" };
       },
       canRunTool: async (call) => this.permit(call),
-      queueChanged: (queue, change) => this.saveQueue(queue, change),
+      queueChanged: (queue, change) => this.recordQueue(queue, change),
     };
   }
 
-  // -- the prompt queue, kept across crashes --
-
-  /**
-   * The queue as last saved, less the prompts stored as user messages after it (a crash between
-   * delivering a prompt and saving the shorter queue): the delivered message carries the queued
-   * prompt's timestamp.
-   */
-  private savedQueue(): QueuedPrompt[] {
-    const saved = this.file.latestBookkeepingTail(PROMPT_QUEUE_TYPE);
-    const items = ((saved?.data as { items?: QueuedPrompt[] } | undefined)?.items ?? []).filter((q) => typeof q?.text === "string" && typeof q.timestamp === "number");
-    if (items.length === 0) return [];
-    const delivered = new Set<string>();
-    for (const e of saved!.after) if (e.type === "message" && e.message.role === "user") delivered.add(`${e.message.timestamp}\0${messageText(e.message)}`);
-    return items.filter((q) => !delivered.has(`${q.timestamp}\0${q.text}`));
-  }
-
-  /** Records the queue after each change; a newly queued prompt is synced before it is acknowledged. */
-  private saveQueue(queue: QueuedPrompt[], change: "queued" | "delivered" | "dropped"): void {
+  private recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void {
     // closing (or shutting down) is not the user dropping their prompts: keep them for the reopen
     if (change === "dropped" && this.closing) return;
-    try {
-      this.file.appendBookkeeping(PROMPT_QUEUE_TYPE, { items: queue }, { sync: change === "queued" });
-    } catch (err) {
-      if (change === "queued") throw err;
-      this.deps.logger.warn({ err, sessionId: this.id }, "could not record the prompt queue");
-    }
+    saveQueue(this.file, queue, change, this.deps.logger);
+  }
+
+  // -- the window in effect --
+
+  /** An overflow from the endpoint: its window is smaller than believed; remember it for the rest of the session. */
+  private learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined {
+    const current = this.windowOf(model);
+    const next = windowAfterOverflow((error as ProviderError).overflow, requestTokens, current);
+    if (next === undefined) return undefined;
+    this.deps.logger.warn({ sessionId: this.id, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
+    this.stored.update({ learnedWindows: { [model.id]: next } });
+    this.emitUsage();
+    return next;
   }
 
   private async backoff(error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
@@ -375,7 +408,7 @@ export class LiveSession {
   }
 
   private emitUsage(): void {
-    this.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.model.contextWindow });
+    this.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
   }
 
   /** Starts a run with the user's message, or queues it (steer / follow-up) while one runs. */
@@ -407,7 +440,7 @@ export class LiveSession {
     await stored;
     if (earlier.length > 0) {
       this.restoredQueue = [];
-      this.saveQueue(this.agent.queue, "delivered");
+      this.recordQueue(this.agent.queue, "delivered");
     }
     return { runId };
   }
@@ -418,28 +451,55 @@ export class LiveSession {
   }
 
   abort(): { aborted: boolean } {
-    const was = this.busy;
+    const was = this.busy || this.ahead.status() !== undefined;
     this.agent.abort();
     this.compacting?.abort();
     this.navigating?.abort();
+    this.ahead.discard(this.emitUpdate, "aborted");
     return { aborted: was };
   }
 
+  private emitUpdate = (u: CompactionUpdate): void => {
+    this.emit("compaction_update", { ...u });
+  };
+
   // -- compaction --
 
-  /** The compaction settings for this session's model (see fitToWindow). */
+  /** The compaction settings for this session's window (see fitToWindow). */
   private get compactionSettings(): CompactionSettings {
-    return fitToWindow(this.deps.compaction, this.model.contextWindow);
+    return fitToWindow(this.deps.compaction, this.windowOf());
   }
 
+  /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
   private async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
     if (!this.autoCompaction || signal.aborted) return;
-    if (!shouldCompact(this.contextTokens(), this.model.contextWindow, { enabled: true, reserveTokens: this.compactionSettings.reserveTokens })) return;
+    const tokens = this.contextTokens();
+    const settings = { ...this.compactionSettings, enabled: true };
+    if (shouldPrepare(tokens, this.windowOf(), settings)) {
+      this.ahead.start({ file: this.file, input: { ...compactionInputOf(this.file), overheadTokens: this.overheadTokens }, settings, summarizer: this.summarizer(), emit: this.emitUpdate });
+    }
+    if (!shouldCompact(tokens, this.windowOf(), settings)) return;
     try {
       await this.runCompaction(reason, signal);
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.deps.logger.error({ err, sessionId: this.id }, "automatic compaction failed");
     }
+  }
+
+  /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
+  private summarizer(): SummarizerChoice {
+    const settings = this.compactionSettings;
+    const model = settings.model ? this.deps.resolveModel(settings.model) : this.model;
+    const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
+    return {
+      port: providerSummarizer(this.deps.providerFor(model), model),
+      limits,
+      modelKey: `${this.model.id}|${model.id}`,
+      onOverflow: (err, requestTokens) => {
+        const learned = this.learnWindow(model, err, requestTokens);
+        if (learned !== undefined) limits.contextWindow = learned;
+      },
+    };
   }
 
   /** A manual compaction (the `compact` method). */
@@ -459,10 +519,13 @@ export class LiveSession {
       {
         session: this,
         file: this.file,
-        model: this.model,
         settings: this.compactionSettings,
         deps: this.deps,
+        overheadTokens: this.overheadTokens,
+        ahead: this.ahead,
+        summarizer: () => this.summarizer(),
         emit: (type, params) => this.emit(type, params),
+        emitUpdate: this.emitUpdate,
         emitUsage: () => this.emitUsage(),
         setActive: (controller) => (this.compacting = controller),
       },
@@ -476,21 +539,18 @@ export class LiveSession {
   setAutoCompaction(enabled: boolean): { enabled: boolean } {
     if (enabled !== this.autoCompaction) {
       // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
-      this.file.appendBookkeeping(SESSION_SETTINGS_TYPE, { autoCompaction: enabled }, { sync: true });
+      this.stored.update({ autoCompaction: enabled });
       this.autoCompaction = enabled;
     }
+    if (!enabled) this.ahead.discard(this.emitUpdate, "automatic compaction was turned off");
     return { enabled };
-  }
-
-  private storedSetting(key: string, fallback: boolean): boolean {
-    const v = (this.file.latestBookkeeping(SESSION_SETTINGS_TYPE) as Record<string, unknown> | undefined)?.[key];
-    return typeof v === "boolean" ? v : fallback;
   }
 
   // -- tree --
 
   navigateTree(targetId: string, summarize = false, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
     this.requireIdle();
+    this.ahead.discard(this.emitUpdate, "the session moved in its tree");
     return this.track(() => this.moveInTree(targetId, summarize, instructions));
   }
 
@@ -514,7 +574,7 @@ export class LiveSession {
     const controller = new AbortController();
     this.navigating = controller;
     try {
-      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf), this.model.contextWindow - this.compactionSettings.reserveTokens);
+      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf), this.threshold);
       if (!prep) {
         this.file.branch(newLeaf);
         this.file.sync();
@@ -523,7 +583,7 @@ export class LiveSession {
       this.emit("branch_summary_start", { targetId, fromId: this.file.leafId });
       let result;
       try {
-        result = await summarizeBranch(prep, { port: providerSummarizer(this.deps.providerFor(this.model), this.model), limits: { contextWindow: this.model.contextWindow, maxOutputTokens: this.model.maxOutputTokens }, settings: this.compactionSettings, signal: controller.signal, instructions });
+        result = await summarizeBranch(prep, { port: providerSummarizer(this.deps.providerFor(this.model), this.model), limits: { contextWindow: this.windowOf(), maxOutputTokens: this.model.maxOutputTokens }, settings: this.compactionSettings, signal: controller.signal, instructions });
       } catch (err) {
         const aborted = err instanceof CompactionAbortedError;
         this.emit("branch_summary_end", { aborted, error: aborted ? undefined : (err as Error).message });
@@ -558,6 +618,7 @@ export class LiveSession {
     const model = this.deps.resolveModel(id);
     this.file.appendModelChange(model.provider, model.id);
     this.file.sync();
+    this.ahead.discard(this.emitUpdate, "the model changed");
     this.model = model;
     this.agent = this.makeAgent();
     return { model: { id: model.id, contextWindow: model.contextWindow } };

@@ -2,7 +2,7 @@
 // error (HTTP status, the API's error type, the body's message, the SDK's error class), never
 // just the text of `e.message` (which the SDK formats as "<status> <json>").
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
-import { ProviderError } from "./types.js";
+import { ProviderError, type OverflowSizes } from "./types.js";
 
 /** How context overflow reads across providers (the status and type are checked first). */
 const OVERFLOW_PATTERNS = [
@@ -55,6 +55,26 @@ export function isOverflowText(text: string | null | undefined): boolean {
   return !!text && OVERFLOW_PATTERNS.some((p) => p.test(text));
 }
 
+const num = (s: string) => Number(s.replace(/[,_]/g, ""));
+
+/**
+ * The sizes an overflow message names, in the phrasings servers use:
+ * "prompt is too long: 376156 tokens > 200000 maximum" (Anthropic),
+ * "input length and max_tokens exceed context limit: 197602 + 8192 > 200000" (Anthropic),
+ * "maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens" (OpenAI-style).
+ */
+export function overflowSizes(text: string | null | undefined): OverflowSizes | undefined {
+  if (!text) return undefined;
+  let m = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)/i.exec(text);
+  if (m) return { tokens: num(m[1]), maximum: num(m[2]) };
+  m = /(\d[\d,]*)\s*\+\s*(\d[\d,]*)\s*>\s*(\d[\d,]*)/.exec(text);
+  if (m) return { tokens: num(m[1]) + num(m[2]), maximum: num(m[3]) };
+  const maximum = /maximum context length is (\d[\d,]*)/i.exec(text) ?? /(\d[\d,]*)\s*maximum context length/i.exec(text);
+  const tokens = /resulted in (\d[\d,]*) tokens/i.exec(text) ?? /requested (\d[\d,]*) tokens/i.exec(text);
+  if (maximum || tokens) return { ...(tokens ? { tokens: num(tokens[1]) } : {}), ...(maximum ? { maximum: num(maximum[1]) } : {}) };
+  return undefined;
+}
+
 /** retry-after-ms, or retry-after in seconds or as an HTTP date. */
 export function retryAfterMs(headers: Headers | Record<string, string | undefined> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;
@@ -104,11 +124,11 @@ export function classifyError(err: unknown, signal?: AbortSignal): ProviderError
     if (status === undefined) {
       // an error event inside an SSE stream: no HTTP status, only the API's error type
       if (type && TRANSIENT_TYPES.has(type)) return new ProviderError({ ...base, errorClass: "transient" }, { cause: err });
-      if (type === "invalid_request_error" && isOverflowText(message)) return new ProviderError({ ...base, errorClass: "overflow" }, { cause: err });
+      if (type === "invalid_request_error" && isOverflowText(message)) return new ProviderError({ ...base, errorClass: "overflow", overflow: overflowSizes(message) }, { cause: err });
       return new ProviderError({ ...base, errorClass: type ? "fatal" : "transient" }, { cause: err });
     }
     if ((status === 400 || status === 413) && (isOverflowText(message) || type === "request_too_large")) {
-      return new ProviderError({ ...base, errorClass: "overflow" }, { cause: err });
+      return new ProviderError({ ...base, errorClass: "overflow", overflow: overflowSizes(message) }, { cause: err });
     }
     if (status === 401 || status === 403) return new ProviderError({ ...base, errorClass: "auth" }, { cause: err });
     if (status === 408 || status === 409 || status === 429 || status >= 500) return new ProviderError({ ...base, errorClass: "transient" }, { cause: err });

@@ -45,6 +45,16 @@ export interface ProviderErrorInfo {
   retryAfterMs?: number;
   /** the API's error type (overloaded_error, rate_limit_error, ...) */
   type?: string;
+  /** for an overflow: the sizes the error names, when it names them (see overflowSizes) */
+  overflow?: OverflowSizes;
+}
+
+/** What an overflow error says about the request and the limit. */
+export interface OverflowSizes {
+  /** the request's size in tokens, as the server counted it */
+  tokens?: number;
+  /** the window the server enforces */
+  maximum?: number;
 }
 
 export class ProviderError extends Error implements ProviderErrorInfo {
@@ -52,6 +62,7 @@ export class ProviderError extends Error implements ProviderErrorInfo {
   readonly status?: number;
   readonly retryAfterMs?: number;
   readonly type?: string;
+  readonly overflow?: OverflowSizes;
   constructor(info: ProviderErrorInfo, options?: { cause?: unknown }) {
     super(info.message, options);
     this.name = "ProviderError";
@@ -59,6 +70,7 @@ export class ProviderError extends Error implements ProviderErrorInfo {
     this.status = info.status;
     this.retryAfterMs = info.retryAfterMs;
     this.type = info.type;
+    if (info.overflow) this.overflow = info.overflow;
   }
   get retryable(): boolean {
     return this.errorClass === "transient";

@@ -177,6 +177,15 @@ export class SessionFile {
     return this.records.map((r) => this.parse(r, false));
   }
 
+  /** Whether `entryId` lies on the path root -> `leafId` (null: before the first entry, on every path). */
+  isOnPath(entryId: string | null, leafId: string | null = this.leaf): boolean {
+    if (entryId === null) return true;
+    const path = this.pathRecords(leafId);
+    // the entry asked about is usually recent: search from the leaf
+    for (let i = path.length - 1; i >= 0; i--) if (path[i].id === entryId) return true;
+    return false;
+  }
+
   /** The entries root -> `leafId` (default: the active leaf). */
   branchPath(leafId: string | null = this.leaf): SessionEntry[] {
     return this.pathRecords(leafId).map((r) => this.parse(r));

@@ -552,11 +552,11 @@ export function runPith(args: string[], opts: DaemonEnvOptions & { cwd: string; 
 
 // ---- checks on what a run produced -------------------------------------------------------------
 
-/** Event types with runs of message_update / tool_execution_update collapsed to one `name+`. */
+/** Event types with runs of message_update / tool_execution_update / compaction_update collapsed to one `name+`. */
 export function shape(events: readonly Ev[]): string[] {
   const out: string[] = [];
   for (const e of events) {
-    const name = e.type === "message_update" || e.type === "tool_execution_update" ? `${e.type}+` : e.type;
+    const name = e.type === "message_update" || e.type === "tool_execution_update" || e.type === "compaction_update" ? `${e.type}+` : e.type;
     if (out.at(-1) === name && name.endsWith("+")) continue;
     out.push(name);
   }

@@ -229,7 +229,7 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
       [
         "agent_start", "message_start", "message_end",
         "turn_start", "message_start", "message_update+", "message_end", "tool_execution_start", "tool_execution_end", "turn_end",
-        "compaction_start", "compaction_end", "usage_update",
+        "compaction_start", "compaction_update+", "compaction_end", "usage_update",
         "turn_start", "message_start", "message_update+", "message_end", "turn_end",
         "usage_update", "agent_end",
       ],
@@ -313,7 +313,8 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
   test(`${transport}: manual compact {instructions}: the instructions reach the summarizer; result and events agree`, async () => {
     const { peer, fake } = ctx();
     const { sessionId } = await newSession();
-    await exchange(sessionId, "hello there", textReply("hi"));
+    // a long first reply: the summarized span is worth compacting even with the system prompt and tools counted
+    await exchange(sessionId, "hello there", textReply(`hi ${"and welcome ".repeat(400)}`));
     const second = await exchange(sessionId, bigText("PROMPT-MANUAL"), textReply("noted"));
     const userTwo = byType(second, "message_end").find((e) => e.message.role === "user")!;
     const firstRequest = fake.requests.length;
@@ -327,7 +328,9 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     assert.ok(Array.isArray(result.details.readFiles) && Array.isArray(result.details.modifiedFiles), JSON.stringify(result.details));
     assert.deepEqual(result.details.userMessages, ["hello there"]);
 
-    const events = peer.sessionEvents(sessionId, from);
+    const all = peer.sessionEvents(sessionId, from);
+    assert.deepEqual(seqProblems([second.at(-1)!, ...all]), []);
+    const events = all.filter((e) => e.type !== "compaction_update");
     assert.deepEqual(events.map((e) => e.type), ["compaction_start", "compaction_end", "usage_update"], "every event came before the answer");
     assert.equal(events[0].reason, "manual");
     assert.equal(events[0].tokensBefore, result.tokensBefore);
@@ -335,7 +338,15 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     assert.equal(events[1].aborted, false);
     assert.equal(events[1].willRetry, false);
     assert.deepEqual(events[1].result, result);
-    assert.deepEqual(seqProblems([second.at(-1)!, ...events]), []);
+    // the summary streamed between start and end, under the same compactionId
+    const updates = byType(all, "compaction_update");
+    assert.equal(typeof events[0].compactionId, "string");
+    assert.ok(updates.every((u) => u.compactionId === events[0].compactionId && u.reason === "manual"));
+    assert.deepEqual([...new Set(updates.map((u) => u.phase))], ["summarizing", "chunk", "applying"]);
+    assert.equal(events[1].compactionId, events[0].compactionId);
+    const streamed = updates.map((u) => u.delta ?? "").join("");
+    assert.equal(streamed, "SUMMARY-M: greeting, then a long request.", "the deltas make the model's summary");
+    assert.ok(result.summary.startsWith(streamed), "which opens the stored summary (pith's own sections follow)");
 
     const sent = fake.requests.slice(firstRequest);
     assert.equal(sent.length, 1);
@@ -553,7 +564,7 @@ export function registerFlowTests(transport: string, ctx: () => FlowContext): vo
     assert.deepEqual(await peer.request("abort", { sessionId }), { aborted: true });
     const answer = await compacting;
     assert.equal(answer.error?.code, -32016, JSON.stringify(answer));
-    const events = peer.sessionEvents(sessionId, from);
+    const events = peer.sessionEvents(sessionId, from).filter((e) => e.type !== "compaction_update");
     assert.deepEqual(events.map((e) => e.type), ["compaction_start", "compaction_end"]);
     assert.equal(events[1].aborted, true);
     assert.equal(events[1].reason, "manual");
