@@ -14,9 +14,12 @@ import type { ModelInfo, Provider } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
 import { findSessionFile, listSessions, type SessionSummary } from "../session/list.js";
 import { SessionError } from "../session/errors.js";
+import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
+import { FileLock } from "../session/lock.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
+import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession, type LiveSessionDeps, type PermissionOutcome } from "./live-session.js";
 import { toolPolicy } from "./tool-policy.js";
@@ -173,13 +176,13 @@ export class SessionHost {
   /** Offline, a session created without a cwd works in a scratch project with the demo's files. */
   private demoProject(): string {
     const dir = join(pithHome(this.options.env ?? process.env), "demo-project");
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     for (const [name, content] of Object.entries(DEMO_FILES)) if (!existsSync(join(dir, name))) writeFileSync(join(dir, name), content);
     return dir;
   }
 
   create(params: { cwd?: string; model?: string; name?: string }): LiveSession {
-    const cwd = resolve(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
+    const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
     const file = SessionFile.create({ cwd, sessionsDir: this.options.sessionsDir });
     try {
       const session = this.live(file);
@@ -221,7 +224,7 @@ export class SessionHost {
   }
 
   list(cwd?: string): SessionSummary[] {
-    return listSessions(this.options.sessionsDir, { cwd });
+    return listSessions(this.options.sessionsDir, { cwd: cwd === undefined ? undefined : callerPath(cwd) });
   }
 
   async close(sessionId: string): Promise<void> {
@@ -230,13 +233,26 @@ export class SessionHost {
     await s.close();
   }
 
+  /**
+   * Deletes a session's file. One open here is closed first; one another live process holds is
+   * refused (SessionLocked, naming the pid): it is taken for writing while it is removed.
+   */
   async delete(sessionId: string): Promise<{ deleted: string }> {
     let file: string | undefined = this.sessions.get(sessionId)?.file.file;
     if (file) await this.close(sessionId);
     else file = findSessionFile(this.options.sessionsDir, sessionId);
     if (!file) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
-    unlinkSync(file);
-    if (existsSync(`${file}.lock`)) unlinkSync(`${file}.lock`);
+    let lock: FileLock;
+    try {
+      lock = FileLock.acquire(file);
+    } catch (err) {
+      throw hostErrorOf(err) ?? err;
+    }
+    try {
+      unlinkSync(file);
+    } finally {
+      lock.release();
+    }
     return { deleted: file };
   }
 

@@ -3,11 +3,12 @@
 // against the settings schema before it is written (atomically), so a bad patch changes nothing.
 // getSettings also reports the keys project settings files set but may not (see settings.ts).
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../agent/settings.js";
+import { callerPath } from "../host/caller-paths.js";
 import { ErrorCode, HostError } from "../host/errors.js";
 import type { SessionHost } from "../host/session-host.js";
-import { writeFileAtomic } from "../session/atomic-write.js";
+import { PRIVATE_DIR, writeFileAtomic } from "../session/atomic-write.js";
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (!patch || typeof patch !== "object" || Array.isArray(patch)) return patch;
@@ -33,7 +34,7 @@ export function settingsHandlers(host: SessionHost, env: NodeJS.ProcessEnv = pro
     get: (cwd?: string) => {
       const settings = read();
       // a cwd is checked now (its project file may have changed); otherwise, what sessions met
-      const warnings = cwd === undefined ? host.settingsWarnings() : host.settingsFor(resolve(cwd)).warnings;
+      const warnings = cwd === undefined ? host.settingsWarnings() : host.settingsFor(callerPath(cwd)).warnings;
       return { settings, ...(warnings.length > 0 ? { warnings } : {}) };
     },
     update: (patch: unknown) => {
@@ -42,7 +43,7 @@ export function settingsHandlers(host: SessionHost, env: NodeJS.ProcessEnv = pro
       if (!checked.success) {
         throw new HostError(ErrorCode.InvalidParams, `the patched settings are invalid: ${checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
       }
-      mkdirSync(dirname(file()), { recursive: true });
+      mkdirSync(dirname(file()), { recursive: true, mode: PRIVATE_DIR });
       writeFileAtomic(file(), JSON.stringify(checked.data, null, 2) + "\n");
       return { settings: checked.data };
     },

@@ -1,5 +1,10 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+
+/** Files pith creates are readable by their owner only (transcripts, settings, locks), as ssh's are. */
+export const PRIVATE_FILE = 0o600;
+/** And so are the folders it creates. */
+export const PRIVATE_DIR = 0o700;
 
 /** fsync a directory so a rename or create in it survives a power loss (best effort on odd filesystems). */
 export function fsyncDir(dir: string): void {
@@ -14,10 +19,19 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** Replaces `path` with `content` via temp file + fsync + rename: readers see the old or the new file, never a mix. */
+/**
+ * Replaces `path` with `content` via temp file + fsync + rename: readers see the old or the new
+ * file, never a mix. The file keeps the mode it had; a new one is private.
+ */
 export function writeFileAtomic(path: string, content: string | Buffer): void {
   const tmp = `${path}.tmp-${process.pid}-${Date.now()}`;
-  const fd = openSync(tmp, "wx", 0o644);
+  let mode = PRIVATE_FILE;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch {
+    // a new file
+  }
+  const fd = openSync(tmp, "wx", mode);
   try {
     writeAll(fd, typeof content === "string" ? Buffer.from(content) : content);
     fsyncSync(fd);

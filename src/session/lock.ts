@@ -3,6 +3,7 @@
 import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
+import { PRIVATE_FILE } from "./atomic-write.js";
 import { SessionError } from "./errors.js";
 
 interface LockOwner {
@@ -134,7 +135,7 @@ export class FileLock {
     const nonce = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
     const mine = `${lockPath}.${nonce}`;
     const owner: LockOwner = { pid: process.pid, host: hostname(), acquiredAt: new Date().toISOString(), nonce };
-    const fd = openSync(mine, "wx", 0o644);
+    const fd = openSync(mine, "wx", PRIVATE_FILE);
     writeSync(fd, JSON.stringify(owner));
     closeSync(fd);
     try {

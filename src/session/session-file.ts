@@ -4,9 +4,9 @@ import { randomUUID } from "node:crypto";
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { StoredMessage } from "../messages/types.js";
-import { fsyncDir, writeAll, writeFileAtomic } from "./atomic-write.js";
+import { PRIVATE_DIR, PRIVATE_FILE, fsyncDir, writeAll, writeFileAtomic } from "./atomic-write.js";
 import { buildSessionContext, latestCompactionIndex, type SessionContext } from "./context.js";
-import { SessionError, type SessionWarning } from "./errors.js";
+import { SessionError, pathError, type SessionWarning } from "./errors.js";
 import { newEntryId } from "./ids.js";
 import { readRange } from "./line-reader.js";
 import { assertSessionHeader, linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
@@ -101,16 +101,25 @@ export class SessionFile {
 
   /** Opens an existing file; v1 / v2 files are migrated to v3 (original kept as `<file>.v<N>.bak`). */
   static open(path: string, options: OpenOptions = {}): SessionFile {
+    if (path.includes("\0")) throw new SessionError("InvalidPath", `not a valid path (it holds a NUL character): ${JSON.stringify(path.slice(0, 200))}`, { file: path.slice(0, 200) });
     const file = resolve(path);
-    if (!existsSync(file)) throw new SessionError("SessionNotFound", `no such session file: ${file}`, { file });
-    const stat = statSync(file);
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch (err) {
+      throw pathError(err, file) ?? err;
+    }
     if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
     // not a session: refused before a lock file is created beside it
-    const probe = openSync(file, "r");
     try {
-      assertSessionHeader(probe, file);
-    } finally {
-      closeSync(probe);
+      const probe = openSync(file, "r");
+      try {
+        assertSessionHeader(probe, file);
+      } finally {
+        closeSync(probe);
+      }
+    } catch (err) {
+      throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
     }
     const lock = options.readOnly ? null : FileLock.acquire(file);
     let fd = -1;
@@ -564,8 +573,8 @@ function validateNewEntry(input: NewEntry): void {
 }
 
 function writeNewFile(file: string, content: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const fd = openSync(file, "wx", 0o644);
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+  const fd = openSync(file, "wx", PRIVATE_FILE);
   try {
     writeAll(fd, Buffer.from(content));
     fsyncSync(fd);

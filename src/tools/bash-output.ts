@@ -86,8 +86,9 @@ export class OutputCollector {
     const dir = this.tempDir ?? tmpdir();
     const path = join(dir, `pith-bash-${randomUUID()}.log`);
     try {
-      mkdirSync(dir, { recursive: true });
-      const file = createWriteStream(path, { flags: "wx" });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // the temp dir is shared with other users: a command's output is the user's alone
+      const file = createWriteStream(path, { flags: "wx", mode: 0o600 });
       file.on("error", () => {
         this.fileFailed = true;
       });
