@@ -13,17 +13,15 @@
 //
 // The process gets ctx.env (the daemon's environment without pith's secrets) and, with
 // ctx.sandbox, runs inside bubblewrap (see sandbox.ts). Every process group started here is
-// registered with the reaper, so none outlives the daemon, however it dies: the command waits
-// behind a gate (a `read` on its stdin) until its group is registered, so a daemon killed in
-// between leaves nothing running (the gate reads end-of-file and exits).
-import { spawn } from "node:child_process";
+// registered with the reaper before it starts (spawnTracked), so none outlives the daemon,
+// however it dies.
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
 import { abortedError, throwIfAborted } from "./errors.js";
 import { killProcessGroup, signalGroup } from "./process-group.js";
-import { reaper } from "./reaper.js";
+import { reaper, spawnTracked } from "./reaper.js";
 import { BWRAP, bwrapArgs } from "./sandbox.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
@@ -33,8 +31,6 @@ import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types
 export const KILL_GRACE_MS = 1000;
 /** How long output pipes held open by leftover background jobs are waited for after the shell exits. */
 const PIPE_LINGER_MS = 300;
-/** Runs "$@" once a line arrives on stdin, with stdin then closed; nothing at end-of-file. */
-const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"];
 /** Streaming updates are sent at most this often. */
 const UPDATE_INTERVAL_MS = 100;
 
@@ -95,16 +91,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
   const [file, ...args] = ctx.sandbox
     ? [BWRAP, ...bwrapArgs(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, command)]
     : command;
-  const [gate, ...gateArgs] = GATE;
-  const child = spawn(gate, [...gateArgs, file, ...args], {
-    cwd: ctx.cwd,
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-    env: ctx.env ?? toolEnvironment(process.env),
-  });
-  child.stdin.on("error", () => undefined); // a command that failed to start
-  if (child.pid !== undefined) reaper.track(child.pid);
-  child.stdin.end("go\n");
+  const child = spawnTracked(file, args, { cwd: ctx.cwd, env: ctx.env ?? toolEnvironment(process.env) });
 
   return new Promise<ToolOutput>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;

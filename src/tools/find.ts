@@ -1,11 +1,12 @@
 // find: files whose path matches a glob, under a directory. Hidden files are included; .git and
-// node_modules are skipped; symlinks are listed but not followed. Results are sorted, so the same
-// tree always gives the same answer (and the same cut when the limit applies).
+// node_modules are skipped (and pith's own folder); symlinks are listed but not followed. Results
+// are sorted, so the same tree always gives the same answer (and the same cut when the limit
+// applies). The glob is matched by an automaton in linear time, whatever the model wrote.
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { fsError, throwIfAborted } from "./errors.js";
 import { globMatcher, type PathMatcher } from "./glob.js";
-import { resolvePath } from "./paths.js";
+import { deniedInside, resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 import { ToolError, type Tool } from "./types.js";
 import { walkFiles } from "./walk.js";
@@ -32,7 +33,7 @@ export const findTool: Tool<FindParams> = {
     throwIfAborted(ctx.signal);
     const shown = params.path ?? ".";
     const limit = params.limit ?? FIND_DEFAULT_LIMIT;
-    const { absolute } = await resolvePath(shown, ctx);
+    const { absolute, real } = await resolvePath(shown, ctx);
     const info = await stat(absolute).catch((err) => {
       throw fsError(err, shown);
     });
@@ -45,7 +46,7 @@ export const findTool: Tool<FindParams> = {
     }
 
     const found: string[] = [];
-    for await (const entry of walkFiles(absolute, ctx.signal)) {
+    for await (const entry of walkFiles(absolute, ctx.signal, new Set(deniedInside(real, ctx.deniedPaths)))) {
       if (matcher(entry.rel)) found.push(entry.rel);
     }
     throwIfAborted(ctx.signal);

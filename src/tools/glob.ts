@@ -10,40 +10,91 @@
 // As with ripgrep's --glob and fd --glob (which Pi uses), a pattern without "/" is matched
 // against the file's name at any depth (`*.ts` finds `src/a/b.ts`); a pattern with "/" is
 // matched against the whole path relative to the search root.
+//
+// Globs come from the model, so matching must take time linear in the path whatever the pattern
+// says: `*a*a*a*a*a*a*a*a*a*b` compiled to a backtracking regular expression takes seconds on a
+// 36-character name and doubles with every `*a`. The glob is compiled to a Thompson automaton
+// instead and run over a set of states: O(path length × pattern length), always.
 
-/** Compiles a glob to an anchored RegExp over "/"-separated paths. */
-export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${compile(glob, 0, false).source}$`);
+/** One automaton state: consume a character that passes `test`, or branch without consuming. */
+type State = { kind: "char"; test: (c: string) => boolean; out: number } | { kind: "split"; out: number; out2: number } | { kind: "match" };
+
+/** A compiled piece with its dangling exits (patched to whatever follows). */
+interface Fragment {
+  start: number;
+  /** states whose `out` (or `out2`, for "out2") is still to be set */
+  holes: { state: number; field: "out" | "out2" }[];
 }
 
-export type PathMatcher = (relativePath: string) => boolean;
+const NOT_SLASH = (c: string) => c !== "/";
+const ANY = () => true;
 
-/** A test for paths relative to the search root, with the name-only rule for slash-less patterns. */
-export function globMatcher(glob: string): PathMatcher {
-  let pattern = glob.trim();
-  while (pattern.startsWith("./")) pattern = pattern.slice(2);
-  if (pattern.startsWith("/")) pattern = pattern.slice(1);
-  const re = globToRegExp(pattern);
-  if (!pattern.includes("/")) {
-    return (rel) => re.test(rel.slice(rel.lastIndexOf("/") + 1));
+class Builder {
+  readonly states: State[] = [];
+
+  add(state: State): number {
+    this.states.push(state);
+    return this.states.length - 1;
   }
-  return (rel) => re.test(rel);
+
+  patch(holes: Fragment["holes"], to: number): void {
+    for (const h of holes) (this.states[h.state] as { out: number; out2: number })[h.field] = to;
+  }
+
+  char(test: (c: string) => boolean): Fragment {
+    const s = this.add({ kind: "char", test, out: -1 });
+    return { start: s, holes: [{ state: s, field: "out" }] };
+  }
+
+  /** Nothing: matches the empty string. */
+  empty(): Fragment {
+    const s = this.add({ kind: "split", out: -1, out2: -1 });
+    // both exits lead on: a split whose branches meet again
+    return { start: s, holes: [{ state: s, field: "out" }, { state: s, field: "out2" }] };
+  }
+
+  seq(parts: Fragment[]): Fragment {
+    if (parts.length === 0) return this.empty();
+    for (let i = 0; i + 1 < parts.length; i++) this.patch(parts[i].holes, parts[i + 1].start);
+    return { start: parts[0].start, holes: parts[parts.length - 1].holes };
+  }
+
+  alt(options: Fragment[]): Fragment {
+    if (options.length === 1) return options[0];
+    let frag = options[options.length - 1];
+    for (let i = options.length - 2; i >= 0; i--) {
+      const s = this.add({ kind: "split", out: options[i].start, out2: frag.start });
+      frag = { start: s, holes: [...options[i].holes, ...frag.holes] };
+    }
+    return frag;
+  }
+
+  /** Zero or more of `inner`. */
+  star(inner: Fragment): Fragment {
+    const s = this.add({ kind: "split", out: inner.start, out2: -1 });
+    this.patch(inner.holes, s);
+    return { start: s, holes: [{ state: s, field: "out2" }] };
+  }
+
+  /** Zero or one of `inner`. */
+  optional(inner: Fragment): Fragment {
+    const s = this.add({ kind: "split", out: inner.start, out2: -1 });
+    return { start: s, holes: [...inner.holes, { state: s, field: "out2" }] };
+  }
 }
 
-interface Compiled {
-  source: string;
-  /** index after the last character consumed */
-  end: number;
+function literal(c: string): (x: string) => boolean {
+  return (x) => x === c;
 }
 
-/** Compiles glob[i..] until the end, or (inside braces) until an unnested "," or "}". */
-function compile(glob: string, i: number, inBraces: boolean): Compiled {
-  let out = "";
+/** Compiles glob[i..] until its end, or (inside braces) until an unnested "," or "}". */
+function compile(b: Builder, glob: string, i: number, inBraces: boolean): { frag: Fragment; end: number } {
+  const parts: Fragment[] = [];
   while (i < glob.length) {
     const c = glob[i];
     if (inBraces && (c === "," || c === "}")) break;
     if (c === "\\" && i + 1 < glob.length) {
-      out += escapeChar(glob[i + 1]);
+      parts.push(b.char(literal(glob[i + 1])));
       i += 2;
     } else if (c === "*") {
       if (glob[i + 1] === "*") {
@@ -51,33 +102,34 @@ function compile(glob: string, i: number, inBraces: boolean): Compiled {
         const atSegmentStart = i === 0 || glob[i - 1] === "/";
         const next = glob[i + 2];
         if (atSegmentStart && next === "/") {
-          out += "(?:[^/]*(?:/[^/]*)*/)?";
+          // any run of whole segments, each ending in "/": (.*/)?
+          parts.push(b.optional(b.seq([b.star(b.char(ANY)), b.char(literal("/"))])));
           i += 3;
         } else if (atSegmentStart && next === undefined) {
-          out += ".*";
+          parts.push(b.star(b.char(ANY)));
           i += 2;
         } else {
-          out += "[^/]*";
+          parts.push(b.star(b.char(NOT_SLASH)));
           i += 2;
         }
       } else {
-        out += "[^/]*";
+        parts.push(b.star(b.char(NOT_SLASH)));
         i++;
       }
     } else if (c === "?") {
-      out += "[^/]";
+      parts.push(b.char(NOT_SLASH));
       i++;
     } else if (c === "[") {
       const cls = charClass(glob, i);
-      out += cls.source;
+      parts.push(b.char(cls.test));
       i = cls.end;
     } else if (c === "{") {
-      const alts: string[] = [];
+      const options: Fragment[] = [];
       let j = i + 1;
       let closed = false;
       while (j <= glob.length) {
-        const part = compile(glob, j, true);
-        alts.push(part.source);
+        const part = compile(b, glob, j, true);
+        options.push(part.frag);
         j = part.end;
         if (glob[j] === ",") {
           j++;
@@ -90,55 +142,126 @@ function compile(glob: string, i: number, inBraces: boolean): Compiled {
         break;
       }
       if (closed) {
-        out += `(?:${alts.join("|")})`;
+        parts.push(b.alt(options));
         i = j;
       } else {
-        // an unclosed "{" is just a character
-        out += "\\{";
+        // an unclosed "{" is just a character (the states built for its options are left unreachable)
+        parts.push(b.char(literal("{")));
         i++;
       }
     } else {
-      out += escapeChar(c);
+      parts.push(b.char(literal(c)));
       i++;
     }
   }
-  return { source: out, end: i };
+  return { frag: b.seq(parts), end: i };
 }
 
-/** `[...]` at glob[i]; an unclosed "[" is a literal "[". */
-function charClass(glob: string, i: number): Compiled {
-  let j = i + 1;
+/** `[...]` at glob[i]; an unclosed "[" is a literal "[". A class never matches "/". */
+function charClass(glob: string, i: number): { test: (c: string) => boolean; end: number } {
+  let first = i + 1;
   let negate = false;
-  if (glob[j] === "!" || glob[j] === "^") {
+  if (glob[first] === "!" || glob[first] === "^") {
     negate = true;
-    j++;
+    first++;
   }
-  let body = "";
-  // a "]" right after the opening (or its "!") is a member, as in shells
-  if (glob[j] === "]") {
-    body += "\\]";
+  // find the closing "]" first (a "]" right after the opening, or its "!", is a member, as in shells)
+  let close = glob[first] === "]" ? first + 1 : first;
+  while (close < glob.length && glob[close] !== "]") close += glob[close] === "\\" && close + 1 < glob.length ? 2 : 1;
+  if (close >= glob.length) return { test: literal("["), end: i + 1 };
+  const singles = new Set<string>();
+  const ranges: [number, number][] = [];
+  let j = first;
+  const next = () => {
+    const c = glob[j] === "\\" && j + 1 < close ? glob[++j] : glob[j];
     j++;
+    return c;
+  };
+  while (j < close) {
+    const c = next();
+    // a range: c-d, unless the "-" is last
+    if (glob[j] === "-" && j + 1 < close) {
+      j++;
+      const d = next();
+      const lo = c.codePointAt(0)!;
+      const hi = d.codePointAt(0)!;
+      if (lo > hi) throw new Error(`range out of order in character class: ${c}-${d}`);
+      ranges.push([lo, hi]);
+    } else singles.add(c);
   }
-  while (j < glob.length && glob[j] !== "]") {
-    const c = glob[j];
-    if (c === "\\" && j + 1 < glob.length) {
-      // escaped member: literal (a letter stays a letter, not a regex escape like \d)
-      const next = glob[j + 1];
-      body += /[A-Za-z0-9]/.test(next) ? next : `\\${next}`;
-      j += 2;
-    } else if (c === "-") {
-      body += "-";
-      j++;
-    } else {
-      body += /[\\\]^]/.test(c) ? `\\${c}` : c;
-      j++;
+  const member = (c: string) => {
+    if (singles.has(c)) return true;
+    const code = c.codePointAt(0)!;
+    return ranges.some(([lo, hi]) => code >= lo && code <= hi);
+  };
+  return { test: (c) => c !== "/" && member(c) !== negate, end: close + 1 };
+}
+
+/** A compiled glob: an automaton over the characters of a path, anchored at both ends. */
+export class CompiledGlob {
+  private readonly states: State[];
+  private readonly start: number;
+  /** per state, the step at which it was last added to a state list (no Set per character) */
+  private readonly seen: Int32Array;
+  private step = 0;
+
+  constructor(glob: string) {
+    const b = new Builder();
+    const { frag } = compile(b, glob, 0, false);
+    const match = b.add({ kind: "match" });
+    b.patch(frag.holes, match);
+    this.states = b.states;
+    this.start = frag.start;
+    this.seen = new Int32Array(this.states.length).fill(-1);
+  }
+
+  /** Adds `s` and every state reachable from it without consuming a character to `into`. */
+  private close(s: number, into: number[]): void {
+    const stack = [s];
+    while (stack.length > 0) {
+      const x = stack.pop()!;
+      if (this.seen[x] === this.step) continue;
+      this.seen[x] = this.step;
+      const st = this.states[x];
+      if (st.kind === "split") stack.push(st.out2, st.out);
+      else into.push(x);
     }
   }
-  if (j >= glob.length) return { source: "\\[", end: i + 1 };
-  // a class never matches the separator, like "*" and "?"
-  return { source: negate ? `[^/${body}]` : `(?!/)[${body}]`, end: j + 1 };
+
+  /** `stats.steps` (when given) counts the states visited: the work done, for tests that check it stays linear. */
+  matches(text: string, stats?: { steps: number }): boolean {
+    this.step++;
+    let current: number[] = [];
+    this.close(this.start, current);
+    // by code point, as a regular expression with the u flag would (a class may hold an emoji)
+    for (const c of text) {
+      this.step++;
+      const next: number[] = [];
+      if (stats) stats.steps += current.length;
+      for (const s of current) {
+        const st = this.states[s];
+        if (st.kind === "char" && st.test(c)) this.close(st.out, next);
+      }
+      if (next.length === 0) return false;
+      current = next;
+    }
+    return current.some((s) => this.states[s].kind === "match");
+  }
 }
 
-function escapeChar(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
+export type PathMatcher = (relativePath: string) => boolean;
+
+/** Whether `path` as a whole matches `glob` (no name-only rule). Throws on an invalid class range. */
+export function globMatches(glob: string, path: string): boolean {
+  return new CompiledGlob(glob).matches(path);
+}
+
+/** A test for paths relative to the search root, with the name-only rule for slash-less patterns. */
+export function globMatcher(glob: string): PathMatcher {
+  let pattern = glob.trim();
+  while (pattern.startsWith("./")) pattern = pattern.slice(2);
+  if (pattern.startsWith("/")) pattern = pattern.slice(1);
+  const compiled = new CompiledGlob(pattern);
+  if (!pattern.includes("/")) return (rel) => compiled.matches(rel.slice(rel.lastIndexOf("/") + 1));
+  return (rel) => compiled.matches(rel);
 }

@@ -1,23 +1,29 @@
-// grep: search file contents for a regular expression, in Node (no ripgrep needed). Files are read
-// in chunks and the search stops at the match limit, so a broad pattern over a big tree returns
-// quickly. .git and node_modules are skipped, binary files (a NUL in the first 8 KB) too, and
-// symlinks are not followed. The pattern is a JavaScript regular expression (close to ripgrep's
-// syntax for everyday patterns); `literal` searches for the text as is. .gitignore is not read.
+// grep: search file contents for a regular expression. The pattern comes from the model, and a
+// backtracking engine can spend seconds (growing exponentially) on one line, so no search runs on
+// the event loop: ripgrep (linear time, Pi's choice) when it is installed; otherwise, or for a
+// pattern only JavaScript reads (look-around, backreferences), the JavaScript engine in a worker
+// thread. Either can be stopped at once (abort) and stops itself at a time limit.
+// .git and node_modules are skipped, binary files too, symlinks are not followed, .gitignore is
+// not read; pith's own folder is never searched. Output is the same whichever engine ran.
 import { stat } from "node:fs/promises";
+import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { abortedError, fsError, throwIfAborted } from "./errors.js";
-import { globMatcher, type PathMatcher } from "./glob.js";
-import { scanLines } from "./lines.js";
-import { resolvePath } from "./paths.js";
-import { MAX_BYTES, MAX_MATCH_LINE_CHARS, formatSize, truncateLine } from "./truncate.js";
+import { globMatcher } from "./glob.js";
+import { grepResult, type GrepCollected } from "./grep-output.js";
+import type { GrepRequest } from "./grep-js.js";
+import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
+import { deniedInside, resolvePath } from "./paths.js";
+import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
-import { walkFiles } from "./walk.js";
 
 export const GREP_DEFAULT_LIMIT = 100;
+/** A search still running after this long is stopped (with what it found so far, where it can tell). */
+export const GREP_TIME_LIMIT_MS = 60_000;
 
 // parameter names and meanings as in Pi (literal and context included, so calls from Pi sessions mean the same)
 const schema = z.object({
-  pattern: z.string().describe("Regular expression to search for (JavaScript syntax), or plain text with literal: true"),
+  pattern: z.string().describe("Regular expression to search for (ripgrep's syntax, close to JavaScript's for everyday patterns), or plain text with literal: true"),
   path: z.string().optional().describe("Directory or file to search (default: the working directory)"),
   glob: z.string().optional().describe("Only search files matching this glob, e.g. '*.ts' (file name at any depth) or 'src/**/*.test.ts' (path relative to the search directory)"),
   ignoreCase: z.boolean().optional().describe("Match case-insensitively (default false)"),
@@ -39,120 +45,95 @@ export const grepTool: Tool<GrepParams> = {
   execute: (params, ctx) => runGrep(params, ctx),
 };
 
-async function runGrep(params: GrepParams, ctx: ToolContext): Promise<ToolOutput> {
+export type GrepEngine = "auto" | "ripgrep" | "js";
+
+export interface GrepRunOptions {
+  /** "auto" (default): ripgrep when installed; PITH_GREP_ENGINE=js forces the worker (tests, diagnosis) */
+  engine?: GrepEngine;
+  timeLimitMs?: number;
+}
+
+export async function runGrep(params: GrepParams, ctx: ToolContext, options: GrepRunOptions = {}): Promise<ToolOutput> {
   throwIfAborted(ctx.signal);
   const shown = params.path ?? ".";
   const limit = params.limit ?? GREP_DEFAULT_LIMIT;
-  const context = params.context ?? 0;
-  const { absolute } = await resolvePath(shown, ctx);
+  const timeLimitMs = options.timeLimitMs ?? GREP_TIME_LIMIT_MS;
+  const { absolute, real } = await resolvePath(shown, ctx);
   const info = await stat(absolute).catch((err) => {
     throw fsError(err, shown);
   });
-
-  let regex: RegExp;
-  try {
-    regex = new RegExp(params.literal ? escapeRegExp(params.pattern) : params.pattern, params.ignoreCase ? "i" : "");
-  } catch (err) {
-    throw new ToolError(`Invalid regular expression ${JSON.stringify(params.pattern)}: ${(err as Error).message}. Use literal: true to search for the text as is.`);
-  }
-  let matcher: PathMatcher | undefined;
+  if (!info.isFile() && !info.isDirectory()) throw new ToolError(`${shown} is neither a file nor a directory`);
   if (params.glob !== undefined) {
     try {
-      matcher = globMatcher(params.glob);
+      globMatcher(params.glob);
     } catch (err) {
       throw new ToolError(`Invalid glob ${JSON.stringify(params.glob)}: ${(err as Error).message}`);
     }
   }
-
-  const out: { line: string; isMatch: boolean }[] = [];
-  let outBytes = 0;
-  let matches = 0;
-  // an object, not a let: the visitor closure sets it, and TS would not see that after the walk
-  const stop: { at?: "limit" | "bytes" } = {};
-  let linesCut = false;
-  const emit = (s: string, isMatch = false) => {
-    out.push({ line: s, isMatch });
-    outBytes += Buffer.byteLength(s, "utf8") + 1;
+  const req: GrepRequest = {
+    pattern: params.pattern,
+    literal: params.literal ?? false,
+    ignoreCase: params.ignoreCase ?? false,
+    root: absolute,
+    label: shown,
+    glob: params.glob,
+    context: params.context ?? 0,
+    limit,
+    skip: info.isDirectory() ? deniedInside(real, ctx.deniedPaths) : [],
   };
-
-  const searchFile = async (path: string, label: string) => {
-    let before: { n: number; text: string }[] = [];
-    let afterLeft = 0;
-    await scanLines(
-      path,
-      (line, n) => {
-        const show = () => {
-          const t = truncateLine(line);
-          if (t.truncated) linesCut = true;
-          return t.text;
-        };
-        if (regex.test(line)) {
-          if (matches >= limit) {
-            stop.at = "limit";
-            return "stop";
-          }
-          matches++;
-          for (const b of before) emit(`${label}-${b.n}- ${b.text}`);
-          before = [];
-          emit(`${label}:${n}: ${show()}`, true);
-          afterLeft = context;
-        } else if (afterLeft > 0) {
-          emit(`${label}-${n}- ${show()}`);
-          afterLeft--;
-        } else if (context > 0) {
-          before.push({ n, text: show() });
-          if (before.length > context) before.shift();
-        }
-        if (outBytes > MAX_BYTES) {
-          stop.at = "bytes";
-          return "stop";
-        }
-        // the last allowed match is in and its trailing context printed: nothing more to collect
-        if (matches >= limit && afterLeft === 0) {
-          stop.at = "limit";
-          return "stop";
-        }
-      },
-      ctx.signal,
-    ).catch((err) => {
-      if (ctx.signal.aborted) throw abortedError();
-      // a file that vanished or is unreadable mid-walk is skipped, as grep -s would
-      if (!(err as NodeJS.ErrnoException).code) throw err;
-    });
-  };
-
-  if (info.isFile()) {
-    await searchFile(absolute, shown);
-  } else if (info.isDirectory()) {
-    for await (const entry of walkFiles(absolute, ctx.signal)) {
-      if (entry.kind !== "file") continue;
-      if (matcher && !matcher(entry.rel)) continue;
-      await searchFile(entry.path, entry.rel);
-      if (stop.at) break;
+  const engine = options.engine ?? ((process.env.PITH_GREP_ENGINE as GrepEngine | undefined) || "auto");
+  const rg = engine === "js" ? null : findRipgrep();
+  let collected: (GrepCollected & { aborted?: boolean }) | undefined;
+  if (rg) {
+    try {
+      collected = await searchRipgrep({ rg, req, isFile: info.isFile(), env: ctx.env, signal: ctx.signal, timeLimitMs });
+    } catch (err) {
+      // a pattern only JavaScript reads goes to the JavaScript engine; other failures are real
+      if (!(err instanceof RipgrepPatternError)) throw err;
     }
-  } else {
-    throw new ToolError(`${shown} is neither a file nor a directory`);
-  }
-  throwIfAborted(ctx.signal);
-
-  if (matches === 0) return { content: [{ type: "text", text: "No matches found" }], details: { matches: 0 } };
-  if (stop.at === "bytes") {
-    // the line that crossed the limit goes back out
-    while (out.length > 1 && outBytes > MAX_BYTES) {
-      const dropped = out.pop()!;
-      outBytes -= Buffer.byteLength(dropped.line, "utf8") + 1;
-      if (dropped.isMatch) matches--;
-    }
-  }
-  const notes: string[] = [];
-  if (stop.at === "limit") notes.push(`Stopped at ${limit} matches; there may be more. Use limit=${limit * 2} or a narrower pattern, path or glob`);
-  if (stop.at === "bytes") notes.push(`Output limit of ${formatSize(MAX_BYTES)} reached; narrow the search`);
-  if (linesCut) notes.push(`Some lines were cut at ${MAX_MATCH_LINE_CHARS} characters; use read to see them whole`);
-  let text = out.map((o) => o.line).join("\n");
-  if (notes.length > 0) text += `\n\n[${notes.join(". ")}.]`;
-  return { content: [{ type: "text", text }], details: { matches, ...(stop.at ? { stoppedAt: stop.at } : {}), ...(linesCut ? { linesCut } : {}) } };
+  } else if (engine === "ripgrep") throw new ToolError("ripgrep (rg) is not installed: install the Debian package ripgrep");
+  collected ??= await searchInWorker(req, ctx.signal, timeLimitMs);
+  if (collected.aborted || ctx.signal.aborted) throw abortedError();
+  return grepResult(collected, limit, timeLimitMs);
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/**
+ * The worker beside this file. Running from source (tests, through tsx), the worker registers tsx
+ * itself: the parent's loader hooks do not reach worker threads.
+ */
+function startWorker(workerData: GrepRequest): Worker {
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./grep-worker.js", import.meta.url), { workerData });
+  const source = new URL("./grep-worker.ts", import.meta.url).href;
+  return new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`, { eval: true, workerData });
+}
+
+/** The JavaScript engine in a worker thread, terminated on abort or at the time limit. */
+function searchInWorker(req: GrepRequest, signal: AbortSignal, timeLimitMs: number): Promise<GrepCollected & { aborted?: boolean }> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorker(req);
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const onAbort = () => finish(() => resolve({ lines: [], matches: 0, linesCut: false, aborted: true }));
+    const timer = setTimeout(
+      () => finish(() => reject(new ToolError(`The search was stopped after ${Math.round(timeLimitMs / 1000)} s without finishing (the pattern may backtrack badly). Narrow the pattern, path or glob, or use literal: true.`))),
+      timeLimitMs,
+    );
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.once("message", (msg: { ok: true; result: GrepCollected } | { ok: false; invalidPattern: boolean; message: string }) =>
+      finish(() => {
+        if (msg.ok) resolve(msg.result);
+        else if (msg.invalidPattern) reject(new ToolError(`Invalid regular expression ${JSON.stringify(req.pattern)}: ${msg.message}. Use literal: true to search for the text as is.`));
+        else reject(new ToolError(`grep failed: ${msg.message}`));
+      }),
+    );
+    worker.once("error", (err) => finish(() => reject(new ToolError(`grep failed: ${err.message}`))));
+    worker.once("exit", () => finish(() => reject(new ToolError("grep's search ended without an answer"))));
+  });
 }

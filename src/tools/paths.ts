@@ -60,6 +60,13 @@ export function deniedRoot(real: string, realCwd: string, denied: readonly strin
   return denied?.find((d) => isInside(d, real) && !(isInside(d, realCwd) && isInside(realCwd, real)));
 }
 
+/** Denied folders (pith's home) under a walk's root, relative to it and "/"-separated: a walk never enters them. */
+export function deniedInside(realRoot: string, denied: readonly string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const d of denied ?? []) if (d !== realRoot && isInside(realRoot, d)) out.push(relative(realRoot, d).split(sep).join("/"));
+  return out;
+}
+
 /** `~` -> home, `~/x` -> home/x; anything else (including `~user`) unchanged. */
 export function expandHome(p: string): string {
   if (p === "~") return homedir();

@@ -5,7 +5,7 @@
 // stdin until end of file, which comes exactly when the daemon's end of the pipe closes: at exit
 // or death, whatever the cause. It then signals every group still listed: TERM, and KILL a second
 // later. It ignores the terminal's signals, so a Ctrl-C that ends the daemon does not end it first.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptions } from "node:child_process";
 import { writeSync } from "node:fs";
 import { processGroupAlive } from "./process-group.js";
 
@@ -104,3 +104,21 @@ class Reaper {
 
 /** The process-wide reaper (started with the first tool process). */
 export const reaper = new Reaper();
+
+/** Runs "$@" once a line arrives on stdin, with stdin then closed; nothing at end-of-file. */
+const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"];
+
+/**
+ * Starts `file args` as the leader of a new process group registered with the reaper. The
+ * command waits behind a gate (a `read` on its stdin) until its group is registered, so a daemon
+ * killed in between leaves nothing running: the gate reads end-of-file and exits. Its stdin is
+ * then closed (end-of-file for anything that reads it).
+ */
+export function spawnTracked(file: string, args: readonly string[], options: Omit<SpawnOptions, "stdio" | "detached">): ChildProcessWithoutNullStreams {
+  const [gate, ...gateArgs] = GATE;
+  const child = spawn(gate, [...gateArgs, file, ...args], { ...options, detached: true, stdio: ["pipe", "pipe", "pipe"] }) as ChildProcessWithoutNullStreams;
+  child.stdin.on("error", () => undefined); // a command that failed to start
+  if (child.pid !== undefined) reaper.track(child.pid);
+  child.stdin.end("go\n");
+  return child;
+}

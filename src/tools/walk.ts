@@ -18,13 +18,22 @@ export interface WalkEntry {
   kind: "file" | "symlink";
 }
 
-/** Files and symlinks under `root`, depth first, each directory's entries in code-point order. */
-export async function* walkFiles(root: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
-  // a stack of directories still to visit; pushed in reverse so they pop in sorted order
-  const stack: { path: string; rel: string }[] = [{ path: root, rel: "" }];
+/**
+ * Files and symlinks under `root`, depth first, each directory's entries in code-point order
+ * with subdirectories entered where they sort (ripgrep's --sort path order). `skip` holds
+ * directories (relative to root, "/"-separated) never entered.
+ */
+export async function* walkFiles(root: string, signal?: AbortSignal, skip?: ReadonlySet<string>): AsyncGenerator<WalkEntry> {
+  // a stack of entries still to visit; pushed in reverse so they pop in sorted order
+  const stack: { path: string; rel: string; kind: "file" | "symlink" | "dir" }[] = [{ path: root, rel: "", kind: "dir" }];
   while (stack.length > 0) {
     if (signal?.aborted) throw abortedError();
     const dir = stack.pop()!;
+    if (dir.kind !== "dir") {
+      yield { path: dir.path, rel: dir.rel, kind: dir.kind };
+      continue;
+    }
+    if (skip?.has(dir.rel)) continue;
     const entries: { name: string; kind: "file" | "symlink" | "dir" }[] = [];
     try {
       for await (const d of await opendir(dir.path)) {
@@ -39,13 +48,9 @@ export async function* walkFiles(root: string, signal?: AbortSignal): AsyncGener
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: { path: string; rel: string }[] = [];
-    for (const e of entries) {
-      const path = join(dir.path, e.name);
-      const rel = dir.rel === "" ? e.name : `${dir.rel}/${e.name}`;
-      if (e.kind === "dir") subdirs.push({ path, rel });
-      else yield { path, rel, kind: e.kind };
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const e = entries[i];
+      stack.push({ path: join(dir.path, e.name), rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, kind: e.kind });
     }
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]);
   }
 }
