@@ -47,7 +47,7 @@ export function pathError(err: unknown, file: string): SessionError | undefined 
       return new SessionError("PathTooLong", `the path is too long for this system: ${file.slice(0, 200)}…`, { file: file.slice(0, 200) });
     case "EACCES":
     case "EPERM":
-      return new SessionError("PermissionDenied", `not allowed to read ${file}`, { file });
+      return new SessionError("PermissionDenied", `permission denied: ${file}`, { file });
     case "ELOOP":
       return new SessionError("NotASession", `not a session file (too many symbolic links): ${file}`, { file, reason: "too many symbolic links" });
     case "EIO":

@@ -110,11 +110,16 @@ export function listSessions(sessionsDir: string, options: { cwd?: string } = {}
         .map((d) => join(sessionsDir, d.name));
   const out: SessionSummary[] = [];
   for (const dir of dirs) {
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue; // no folder for this cwd (or one that went away while listing)
+    }
+    for (const name of names) {
       if (!name.endsWith(".jsonl")) continue;
       const file = join(dir, name);
-      if (!statSync(file).isFile()) continue;
+      // not a regular file, or deleted since the readdir: null
       const summary = summarizeSessionFile(file);
       if (summary && (!cwd || summary.cwd === cwd)) out.push(summary);
     }

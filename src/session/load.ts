@@ -1,6 +1,6 @@
 // Reading a session file into an index of light records. Only the fields the tree needs are read
 // for most lines; full entries are parsed on demand (see SessionFile.entry).
-import { fstatSync } from "node:fs";
+import { fstatSync, readSync } from "node:fs";
 import { SessionError, type SessionWarning } from "./errors.js";
 import { readLightFields } from "./light-fields.js";
 import { forEachLine, type RawLine } from "./line-reader.js";
@@ -106,19 +106,36 @@ function headerOf(line: RawLine): SessionHeader | string {
   return value;
 }
 
-/** Reads only the first line: throws NotASession unless it is a session header (checked before locking anything). */
+/**
+ * Reads only the first line, and at most MAX_HEADER_BYTES of it (a huge file without a newline is
+ * not read whole): throws NotASession unless it is a session header (checked before locking anything).
+ */
 export function assertSessionHeader(fd: number, file: string): void {
-  let problem: string | null = "empty file";
-  forEachLine(
-    fd,
-    (line) => {
-      const checked = headerOf(line);
-      problem = typeof checked === "string" ? checked : null;
-      return false;
-    },
-    64 * 1024,
-  );
-  if (problem !== null) throw notASession(file, problem);
+  let buf = Buffer.allocUnsafe(64 * 1024);
+  let filled = 0;
+  let nl = -1;
+  for (;;) {
+    if (filled === buf.length) {
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, filled);
+      buf = bigger;
+    }
+    const n = readSync(fd, buf, filled, buf.length - filled, filled);
+    const from = filled;
+    filled += n;
+    if (filled > 0 && buf[0] !== 0x7b /* { */) throw notASession(file, "the first line is not a JSON session header");
+    const at = buf.subarray(from, filled).indexOf(0x0a);
+    if (at !== -1) {
+      nl = from + at;
+      break;
+    }
+    if (n === 0) break;
+    if (filled > MAX_HEADER_BYTES + 1) throw notASession(file, "the first line is not a JSON session header");
+  }
+  if (filled === 0) throw notASession(file, "empty file");
+  const end = nl === -1 ? filled : nl > 0 && buf[nl - 1] === 0x0d ? nl - 1 : nl;
+  const checked = headerOf({ buf, start: 0, end, offset: 0, length: end, lineNo: 1, terminated: nl !== -1 });
+  if (typeof checked === "string") throw notASession(file, checked);
 }
 
 export function scanSessionFile(fd: number, file: string): ScanResult {

@@ -121,7 +121,13 @@ export class SessionFile {
     } catch (err) {
       throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
     }
-    const lock = options.readOnly ? null : FileLock.acquire(file);
+    let lock: FileLock | null = null;
+    try {
+      if (!options.readOnly) lock = FileLock.acquire(file);
+    } catch (err) {
+      // a folder the lock cannot be made in is the caller's path, not our failure
+      throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
+    }
     let fd = -1;
     try {
       fd = openSync(file, options.readOnly ? "r" : "a+");
@@ -144,7 +150,7 @@ export class SessionFile {
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       lock?.release();
-      throw err;
+      throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
     }
   }
 

@@ -15,10 +15,10 @@
 // ctx.sandbox, runs inside bubblewrap (see sandbox.ts). Every process group started here is
 // registered with the reaper before it starts (spawnTracked), so none outlives the daemon,
 // however it dies.
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { statSync } from "node:fs";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
+import { findOnPath } from "./find-on-path.js";
 import { abortedError, throwIfAborted } from "./errors.js";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper, spawnTracked } from "./reaper.js";
@@ -65,17 +65,7 @@ let shellPath: string | undefined;
 
 /** bash from PATH, else /bin/sh (found once). */
 function shell(): string {
-  if (shellPath) return shellPath;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, "bash"), constants.X_OK);
-      return (shellPath = join(dir, "bash"));
-    } catch {
-      // not here
-    }
-  }
-  return (shellPath = "/bin/sh");
+  return (shellPath ??= findOnPath("bash") ?? "/bin/sh");
 }
 
 async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput> {

@@ -3,8 +3,7 @@
 // JSON lines (`--json`) and stopped as soon as enough is collected, on abort or at the time limit.
 // Flags keep the tool's meaning: hidden files searched, .git and node_modules skipped, binary
 // files skipped, symlinks not followed, ignore files not read, results in path order.
-import { accessSync, constants } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findOnPath } from "./find-on-path.js";
 import { GrepCollector, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { killProcessGroup } from "./process-group.js";
@@ -14,17 +13,8 @@ let rgPath: string | null | undefined;
 
 /** ripgrep on PATH (looked up once), or null. */
 export function findRipgrep(): string | null {
-  if (rgPath !== undefined) return rgPath;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, "rg"), constants.X_OK);
-      return (rgPath = join(dir, "rg"));
-    } catch {
-      // not here
-    }
-  }
-  return (rgPath = null);
+  if (rgPath === undefined) rgPath = findOnPath("rg");
+  return rgPath;
 }
 
 /** ripgrep refused the pattern (its syntax is Rust's: no look-around, no backreferences). */

@@ -3,12 +3,14 @@
 // within 255 bytes (a readable start and a hash), Pi's layout is kept where it fits, listing by
 // cwd still finds exactly that cwd's sessions.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { test } from "node:test";
+import { createInterface } from "node:readline";
+import { SessionFile } from "../../src/session/index.js";
 import { encodeCwd, MAX_NAME_BYTES } from "../../src/session/paths.js";
-import { FLOW_SETTINGS, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
+import { BIN, daemonEnv, FLOW_SETTINGS, RpcPeer, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { rng } from "../support/random.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -96,4 +98,76 @@ test("encodeCwd: Pi's layout where it fits; otherwise at most 255 bytes of UTF-8
       seen.set(name, cwd);
     }
   }
+});
+
+// ---- files the daemon may not read or write: as root (CI), a daemon running as nobody ----------
+
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
+/** bin/pith --mode rpc as another user when this is root (root reads everything), else as this user. */
+function startRpcAs(t: Parameters<typeof tempDir>[0], opts: { home: string; cwd: string; uid?: number }) {
+  const proc = spawn(BIN, ["--mode", "rpc"], { cwd: opts.cwd, env: daemonEnv({ home: opts.home }), stdio: ["pipe", "pipe", "pipe"], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}) });
+  let stderr = "";
+  proc.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  proc.stdin!.on("error", () => {});
+  const peer = new RpcPeer((text) => proc.stdin!.writable && proc.stdin!.write(text + "\n"), "other-user");
+  createInterface({ input: proc.stdout! }).on("line", (line) => line && peer.receive(line));
+  const exited = new Promise<number | null>((resolve) => proc.on("close", (code) => resolve(code)));
+  proc.on("close", () => peer.closed(`exited; stderr: ${stderr.slice(-500)}`));
+  t.after(async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+    await exited;
+  });
+  return { peer, stop: () => (proc.stdin!.end(), exited) };
+}
+
+test("a session file the daemon may not read or lock, a cwd it may not enter: -32602 PermissionDenied", async (t) => {
+  const base = tempDir(t);
+  const root = join(base, "perm");
+  mkdirSync(root);
+  chmodSync(base, 0o755); // another user must be able to pass through
+  chmodSync(root, 0o755);
+  const home = join(root, "home");
+  const cwd = join(root, "project");
+  mkdirSync(home);
+  mkdirSync(cwd);
+  const made = SessionFile.create({ cwd: "/work/app", sessionsDir: join(base, "made") });
+  made.close();
+  const secret = join(root, "secret.jsonl");
+  execFileSync("cp", [made.file, secret]);
+  const roDir = join(root, "readonly");
+  mkdirSync(roDir);
+  const readable = join(roDir, "readable.jsonl");
+  execFileSync("cp", [made.file, readable]);
+  const privateDir = join(root, "private");
+  mkdirSync(join(privateDir, "sub"), { recursive: true });
+  if (asRoot) {
+    // the daemon runs as nobody and owns only its home and project
+    chownSync(home, NOBODY, NOBODY);
+    chownSync(cwd, NOBODY, NOBODY);
+    chmodSync(secret, 0o600);
+    chmodSync(readable, 0o644);
+    chmodSync(privateDir, 0o700);
+  } else {
+    chmodSync(secret, 0o000);
+    chmodSync(roDir, 0o555);
+    chmodSync(privateDir, 0o000);
+    t.after(() => {
+      chmodSync(roDir, 0o755);
+      chmodSync(privateDir, 0o755);
+    });
+  }
+  const { peer, stop } = startRpcAs(t, { home, cwd, uid: asRoot ? NOBODY : undefined });
+  await peer.initialize();
+  const refused = async (method: string, params: object) => (await peer.expectError(method, params, -32602)).data?.reason;
+  assert.equal(await refused("openSession", { sessionFile: secret }), "PermissionDenied", "a file it may not read");
+  assert.equal(await refused("openSession", { sessionFile: readable }), "PermissionDenied", "a file it may read but not lock");
+  assert.deepEqual(readdirSync(roDir), ["readable.jsonl"], "no lock file was made");
+  assert.equal(await refused("createSession", { cwd: join(privateDir, "sub") }), "PermissionDenied", "a cwd it may not enter");
+  assert.equal(await refused("openSession", { sessionFile: join(privateDir, "sub", "x.jsonl") }), "PermissionDenied");
+  const own = await peer.request("createSession", { cwd });
+  assert.ok(existsSync(own.sessionFile), "its own places still work");
+  assert.equal(peer.received.filter((m) => m?.error?.code === -32603).length, 0, "no internal errors");
+  assert.equal(await stop(), 0);
 });
