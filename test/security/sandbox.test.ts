@@ -2,7 +2,7 @@
 // they cannot write outside the cwd, read pith's token or transcripts, see the daemon's process,
 // or outlive the daemon. readonly and network-off modes; the user's own bash is not sandboxed.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
@@ -146,4 +146,22 @@ test("a sandboxed command dies with the daemon (kill -9)", { skip }, async (t) =
   await d.kill9();
   await poll(() => (processWithArg(`sleep ${marker}`) === undefined ? true : undefined), "the sandboxed sleep to die with the daemon", 5000);
   await drainFake(fake);
+});
+
+test("where bubblewrap cannot run: the sandbox is off, and the daemon says so once at start, naming the package", async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, FLOW_SETTINGS);
+  // a PATH with node and the shells, without bwrap
+  const bin = tempDir(t);
+  for (const tool of [process.execPath, "/bin/sh", "/bin/bash"]) symlinkSync(tool, join(bin, tool.split("/").pop()!));
+  const d = startRpcDaemon(t, { home, fake, cwd, env: { PATH: bin } });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  assert.equal(s.state.sandbox, "off");
+  assert.match(d.stderr, /without a sandbox/);
+  assert.match(d.stderr, /bubblewrap/);
+  assert.equal(d.stderr.match(/without a sandbox/g)?.length, 1, "once");
+  d.endStdin();
+  await d.waitExit();
 });
