@@ -1,6 +1,7 @@
 // `npm run bench`: runs each bench in turn. To add one, export an async function from a
 // bench/*.bench.ts module and list it here. BENCH_MB scales the session size (default 100).
 // `npm run bench -- compaction` runs only the named benches.
+import { runAheadOfTimeBench } from "./ahead-of-time.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
@@ -9,7 +10,13 @@ import { runStoreBench } from "./store.bench.js";
 const only = process.argv.slice(2);
 const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "store", run: () => runStoreBench() },
-  { name: "compaction", run: () => runCompactionBench() },
+  {
+    name: "compaction",
+    run: async () => {
+      await runCompactionBench();
+      await runAheadOfTimeBench();
+    },
+  },
   { name: "daemon", run: () => runDaemonBench() },
   { name: "hardening", run: () => runHardeningBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));

@@ -89,6 +89,7 @@ export async function runCompaction(ctx: CompactionContext, reason: CompactionRe
   const controller = own ?? new AbortController();
   const onOuter = () => controller.abort();
   outer.addEventListener("abort", onOuter, { once: true });
+  if (outer.aborted) controller.abort();
   ctx.setActive(controller);
   ctx.emit("compaction_start", { ...tag, tokensBefore: prep.tokensBefore });
   let outcome: StoredCompaction | "cancelled";

@@ -85,6 +85,8 @@ export function searchRipgrep(run: RipgrepRun): Promise<GrepCollected & { aborte
       stop();
     };
     run.signal.addEventListener("abort", onAbort, { once: true });
+    // an abort while the path was being resolved came before this listener
+    if (run.signal.aborted) onAbort();
 
     const onEvent = (ev: RgEvent) => {
       if (out.stoppedAt || (ev.type !== "match" && ev.type !== "context")) return;

@@ -126,6 +126,8 @@ function searchInWorker(req: GrepRequest, signal: AbortSignal, timeLimitMs: numb
       timeLimitMs,
     );
     signal.addEventListener("abort", onAbort, { once: true });
+    // an abort while the path was being resolved came before this listener
+    if (signal.aborted) onAbort();
     worker.once("message", (msg: { ok: true; result: GrepCollected } | { ok: false; invalidPattern: boolean; message: string }) =>
       finish(() => {
         if (msg.ok) resolve(msg.result);

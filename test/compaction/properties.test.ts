@@ -100,3 +100,50 @@ test("when estimates undercount by 30%, overflowing requests are split and retri
   const total = messages.reduce((a, m) => a + estimateMessageTokens(m), 0);
   assert.ok(total > 20_000, `the span (${total} tokens) is far larger than the window`);
 });
+
+test("with summaries written ahead of time: the cut they were written for still holds later (same span, files, user messages), nothing is lost, no orphans", async (t) => {
+  const dir = tempDir(t);
+  for (let seed = 1; seed <= 6; seed++) {
+    const r = rng(seed * 31);
+    const s = SessionFile.create({ cwd: `/ahead/${seed}`, sessionsDir: dir });
+    const settings = compactionSettings({ keepRecentTokens: 1500 + r.int(3000), reserveTokens: 2000 });
+    const limits = { contextWindow: 12_000, maxOutputTokens: 4_000 };
+    const port = new FakeSummarizer({ contextWindow: limits.contextWindow });
+    const summarized = new Set<string>();
+    let compactions = 0;
+    for (let round = 0; round < 60 && compactions < 8; round++) {
+      for (const m of randomMessages(seed * 1000 + round)) s.appendMessage(m as StoredMessage);
+      // the soft threshold: a summary is written for the cut chosen now...
+      const early = prepareCompaction(compactionInputOf(s), settings, "threshold");
+      if (!early.ok) continue;
+      const written = await compact(early.preparation, { port, limits, settings, signal: new AbortController().signal });
+      // ...while the session goes on
+      for (let more = r.int(3); more > 0; more--) for (const m of randomMessages(seed * 1000 + round + 500 + more)) s.appendMessage(m as StoredMessage);
+      // the trigger: the same cut over the grown context
+      const input = compactionInputOf(s);
+      const late = prepareCompaction(input, settings, "threshold", { firstKeptEntryId: early.preparation.firstKeptEntryId });
+      assert.ok(late.ok || late.code === "too_little_gain", `seed ${seed} round ${round}: ${!late.ok && late.message}`);
+      if (!late.ok) continue;
+      const a = early.preparation;
+      const b = late.preparation;
+      assert.deepEqual(b.historyMessages, a.historyMessages, `seed ${seed}: the summarized span is the one written for`);
+      assert.deepEqual(b.turnPrefixMessages, a.turnPrefixMessages);
+      assert.deepEqual(b.fileLists, a.fileLists, `seed ${seed}: file lists`);
+      assert.deepEqual(b.userMessages, a.userMessages, `seed ${seed}: user messages`);
+      assert.deepEqual(orphans(b.keptMessages), [], `seed ${seed}: the grown kept part`);
+      assert.equal(b.historyMessages.length + b.turnPrefixMessages.length + b.keptMessages.length, input.messages.length - (input.messages[0]?.role === "compactionSummary" ? 1 : 0));
+      const start = input.messages[0]?.role === "compactionSummary" ? 1 : 0;
+      for (const id of input.entryIds.slice(start, b.firstKeptIndex)) summarized.add(id);
+      appendCompaction(s, { ...written, tokensBefore: b.tokensBefore });
+      compactions++;
+      assert.deepEqual(orphans(s.buildContext().messages.slice(1)), [], `seed ${seed}: context after compaction ${compactions}`);
+    }
+    assert.ok(compactions >= 4, `seed ${seed}: ${compactions} compactions happened`);
+    const inContext = new Set(s.buildContext().entryIds);
+    for (const e of s.branchPath()) {
+      if (e.type !== "message") continue;
+      assert.ok(inContext.has(e.id) || summarized.has(e.id), `seed ${seed}: message ${e.id} (${e.message.role}) is neither in the context nor summarized`);
+    }
+    s.close();
+  }
+});

@@ -200,6 +200,12 @@ export interface FakeAnthropic {
   enqueueCountTokens(...answers: CountTokensScript[]): void;
   /** scenarios still queued */
   remaining(): number;
+  /**
+   * enforce a context window like a real endpoint (a proxy, a plan limit): a request whose input
+   * (estimated from its body, 4 characters a token) is over `tokens` gets 400 "prompt is too long:
+   * N tokens > M maximum" without using a scenario. undefined: no limit.
+   */
+  setMaxInputTokens(tokens: number | undefined): void;
   /** resolves when the i-th recorded request's connection is done (waits for it to arrive) */
   whenEnded(index: number): Promise<RequestEnd>;
   /** ends every connection (hung ones included), cancels delays, stops listening */
@@ -403,6 +409,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
   const queue: Scenario[] = [];
   const countQueue: CountTokensScript[] = [];
   let defaultScenario: Scenario = DEFAULT_SCENARIO;
+  let maxInputTokens: number | undefined;
   let messageCount = 0;
   let requestCount = 0;
   let closing = false;
@@ -507,6 +514,10 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       return;
     }
 
+    if (maxInputTokens !== undefined && estimateTokens(rawBody.length) > maxInputTokens) {
+      sendError({ kind: "http_error", status: 400, type: "invalid_request_error", message: `prompt is too long: ${estimateTokens(rawBody.length)} tokens > ${maxInputTokens} maximum` });
+      return;
+    }
     const scenario = queue.shift() ?? defaultScenario;
     rec.scenario = scenario;
     const m = ++messageCount;
@@ -655,6 +666,7 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     setDefault: (scenario) => void (defaultScenario = scenario),
     enqueueCountTokens: (...answers) => void countQueue.push(...answers),
     remaining: () => queue.length,
+    setMaxInputTokens: (tokens) => void (maxInputTokens = tokens),
     whenEnded: endOf,
     close: async () => {
       if (closing) return;

@@ -73,6 +73,8 @@ class App {
   private readonly meterFill = h("div", { class: "meter-fill" });
   private readonly meterMark = h("div", { class: "meter-threshold" });
   private readonly meterText = h("span", { class: "meter-text" });
+  /** a quiet note while a summary is written ahead of time (compaction_update reason "prepare") */
+  private readonly meterPrep = h("span", { class: "meter-prep", hidden: true });
   private readonly meter: HTMLElement;
   private readonly autoBox = h("input", { type: "checkbox", class: "auto-compaction" });
   private readonly compactBtn = h("button", { type: "button", class: "compact-open", text: "Compact…" });
@@ -104,6 +106,7 @@ class App {
       { class: "meter", "data-tokens": "0", "data-window": "0" },
       h("div", { class: "meter-bar", role: "meter", "aria-label": "Context used" }, this.meterFill, this.meterMark),
       this.meterText,
+      this.meterPrep,
     );
     this.newForm = h(
       "form",
@@ -439,7 +442,8 @@ class App {
     this.running = st.isRunning;
     this.compacting = st.isCompacting;
     this.autoBox.checked = st.autoCompactionEnabled;
-    this.setMeter(st.contextTokens, st.contextWindow);
+    this.setMeter(st.contextTokens, st.contextWindow, st.threshold);
+    this.setPreparing(st.preparedCompaction ? (st.preparedCompaction.status === "ready" ? "ready" : "summarizing") : null);
     const p = st.pending;
     this.pendingEl.textContent = p.steer + p.followUp > 0 ? `queued: ${p.steer} steer, ${p.followUp} follow-up` : "";
     this.renderTitle();
@@ -588,8 +592,15 @@ class App {
         break;
       case "compaction_start":
         this.compacting = true;
-        t.compactionStart(ev[1].reason, ev[1].tokensBefore);
+        this.setPreparing(null);
+        t.compactionStart(ev[1]);
         break;
+      case "compaction_update": {
+        const u = ev[1];
+        if (u.reason === "prepare") this.setPreparing(u.phase === "ready" ? "ready" : u.phase === "discarded" ? null : "summarizing");
+        t.compactionUpdate(u);
+        break;
+      }
       case "compaction_end":
         this.compacting = false;
         t.compactionEnd(ev[1]);
@@ -610,7 +621,7 @@ class App {
         t.retryEnd(ev[1]);
         break;
       case "usage_update":
-        this.setMeter(ev[1].contextTokens, ev[1].contextWindow);
+        this.setMeter(ev[1].contextTokens, ev[1].contextWindow, ev[1].threshold);
         break;
       case "error": {
         const e = ev[1];
@@ -628,16 +639,26 @@ class App {
 
   private tokens = 0;
   private window = 0;
+  /** the server's threshold (older servers do not send one: computed from the settings then) */
+  private threshold: number | undefined;
 
-  private setMeter(tokens: number, window: number): void {
+  private setMeter(tokens: number, window: number, threshold?: number): void {
     this.tokens = tokens;
     this.window = window;
+    this.threshold = threshold;
     this.renderMeter();
+  }
+
+  private setPreparing(phase: "summarizing" | "ready" | null): void {
+    this.meterPrep.hidden = phase === null;
+    this.meter.dataset.preparing = phase ?? "none";
+    this.meterPrep.textContent = phase === "ready" ? "summary ready" : phase === "summarizing" ? "preparing summary…" : "";
+    this.meterPrep.title = phase ? "The next compaction's summary is written ahead of time, so compacting will not make you wait." : "";
   }
 
   private renderMeter(): void {
     const { tokens, window } = this;
-    const threshold = compactionThreshold(window, this.reserve);
+    const threshold = this.threshold ?? compactionThreshold(window, this.reserve);
     const pct = window > 0 ? Math.min(100, (tokens / window) * 100) : 0;
     this.meterFill.style.width = `${pct}%`;
     this.meterMark.style.left = `${window > 0 ? (threshold / window) * 100 : 0}%`;

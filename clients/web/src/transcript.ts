@@ -189,6 +189,7 @@ interface Streaming {
 }
 
 type CompactionEnd = EventParams<"compaction_end">;
+type CompactionUpdate = EventParams<"compaction_update">;
 
 export class Transcript {
   readonly el: HTMLElement;
@@ -202,6 +203,9 @@ export class Transcript {
   /** ignoring the deltas and end of a message already shown */
   private skipping = false;
   private compactionEl: HTMLElement | undefined;
+  /** the summary being written, per compactionId (written ahead of time before its marker exists) */
+  private readonly liveSummaries = new Map<string, string>();
+  private liveId: string | undefined;
   private branchEl: HTMLElement | undefined;
   private retry: { el: HTMLElement; timer: ReturnType<typeof setInterval> } | undefined;
   private stick = true;
@@ -457,10 +461,33 @@ export class Transcript {
 
   // ---- compaction, branch summaries ------------------------------------------------------------------
 
-  compactionStart(reason: string, tokensBefore: number): void {
+  compactionStart(e: EventParams<"compaction_start">): void {
     this.compactionEl?.remove();
-    this.compactionEl = compactionMarker({ state: "running", reason, head: `Compacting (${reason}) · ${fmtInt(tokensBefore)} tokens…` });
+    const head = e.prepared ? `Compacting (${e.reason}) · ${fmtInt(e.tokensBefore)} tokens · applying the summary written ahead of time…` : `Compacting (${e.reason}) · ${fmtInt(e.tokensBefore)} tokens…`;
+    this.compactionEl = compactionMarker({ state: "running", reason: e.reason, head });
+    this.liveId = e.compactionId;
+    // the summary so far (all of it, for one written ahead of time) shows inside the marker
+    this.compactionEl.appendChild(h("pre", { class: "scroll summary-live", text: (e.compactionId && this.liveSummaries.get(e.compactionId)) ?? "" }));
     this.append(this.compactionEl);
+  }
+
+  /** A piece of the summary being written: a new chunk starts the text over, a delta extends it. */
+  compactionUpdate(u: CompactionUpdate): void {
+    if (u.phase === "discarded") {
+      this.liveSummaries.delete(u.compactionId);
+      return;
+    }
+    let text = this.liveSummaries.get(u.compactionId) ?? "";
+    if (u.phase === "chunk") text = "";
+    if (u.delta) text += u.delta;
+    this.liveSummaries.set(u.compactionId, text);
+    if (u.compactionId !== this.liveId || !this.compactionEl) return;
+    const live = this.compactionEl.querySelector(".summary-live");
+    if (live) {
+      live.textContent = text;
+      live.scrollTop = live.scrollHeight;
+    }
+    if (u.phase === "applying") this.compactionEl.dataset.phase = "applying";
   }
 
   compactionEnd(e: CompactionEnd): void {
@@ -486,6 +513,8 @@ export class Transcript {
     if (this.compactionEl) this.compactionEl.replaceWith(el);
     else this.append(el);
     this.compactionEl = undefined;
+    if (e.compactionId) this.liveSummaries.delete(e.compactionId);
+    this.liveId = undefined;
     this.scrollToEnd();
   }
 
