@@ -160,3 +160,21 @@ test("kill -9 during preparation loses nothing: the reopened session has every m
   d2.endStdin();
   await d2.waitExit();
 });
+
+test("a trigger that comes while the summary is still being written waits for it: one summarizer request, its updates go on under the compaction", async (t) => {
+  const { d, sessionId } = await daemon(t);
+  const requestsBefore = fake.requests.length;
+  const { prepareId } = await toSoftThreshold(d, sessionId);
+  fake.enqueue(textReply("third"));
+  const run = await d.peer.runPrompt(sessionId, bigText("THREE"));
+  const start = run.events.find((e) => e.type === "compaction_start")!;
+  const end = run.events.find((e) => e.type === "compaction_end")!;
+  assert.equal(start.compactionId, prepareId);
+  assert.equal(start.prepared, true);
+  assert.equal(summarizerRequests(requestsBefore).length, 1, "not started twice");
+  assert.ok(updates(run.events, prepareId).some((e) => e.reason === "threshold" && e.delta), "the rest of the summary streams under the compaction's reason");
+  assert.ok(end.result.summary.startsWith(SUMMARY));
+  assert.equal(deltas(d.peer.events, prepareId), SUMMARY);
+  d.endStdin();
+  await d.waitExit();
+});
