@@ -102,9 +102,11 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
  * itself: the parent's loader hooks do not reach worker threads.
  */
 function startWorker(workerData: GrepRequest): Worker {
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./grep-worker.js", import.meta.url), { workerData });
+  // a pattern can also make a regular expression hungry: the worker dies, the daemon does not
+  const resourceLimits = { maxOldGenerationSizeMb: 512 };
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./grep-worker.js", import.meta.url), { workerData, resourceLimits });
   const source = new URL("./grep-worker.ts", import.meta.url).href;
-  return new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`, { eval: true, workerData });
+  return new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`, { eval: true, workerData, resourceLimits });
 }
 
 /** The JavaScript engine in a worker thread, terminated on abort or at the time limit. */

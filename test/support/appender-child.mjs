@@ -3,16 +3,20 @@
 // the next child while the current one runs), opens the file for writing (taking over the stale
 // lock a killed predecessor left), prints "ready" and appends sealed messages in a tight loop,
 // printing each entry's id after append() returns, until it is killed.
-// stdout is a pipe: writes to it are synchronous on Linux, so an id printed is an id the parent sees.
+// Output goes through writeSync(1): process.stdout writes to a pipe synchronously only while the
+// pipe has room, then queues them in this process, where a SIGKILL loses them; fd 1, never
+// touched by process.stdout, stays blocking, so an id printed is an id the parent sees.
 //
 // Sealed messages (the format checkSealedEntry in sealed-message.ts verifies), tag =
 // "r<round>-n<index in round>". A big payload's block is built and hashed once and reused: the
 // session keeps every appended entry in memory, and fresh 200 KB strings per entry would make the
 // child spend much of its time in the garbage collector rather than appending.
 import { createHash, randomBytes } from "node:crypto";
+import { writeSync } from "node:fs";
 import { store } from "./session-module.mjs";
 
 const { SessionFile, SessionError } = store;
+const say = (text) => writeSync(1, `${text}\n`);
 const file = process.argv[2];
 if (!file) {
   process.stderr.write("usage: appender-child.mjs <session file>\n");
@@ -74,10 +78,10 @@ function run(round) {
     process.stderr.write(`open failed: ${err instanceof SessionError ? err.code : ""} ${err.message}\n`);
     process.exit(3);
   }
-  process.stdout.write("ready\n");
+  say("ready");
   for (let n = 0; ; n++) {
     const entry = session.appendMessage(message(`r${round}-n${n}`));
-    process.stdout.write(`${entry.id}\n`);
+    say(entry.id);
   }
 }
 
@@ -89,4 +93,4 @@ process.stdin.on("data", (chunk) => {
   if (m) run(m[1]);
 });
 process.stdin.on("end", () => process.exit(0)); // the parent went away before "go"
-process.stdout.write("loaded\n");
+say("loaded");
