@@ -5,6 +5,7 @@ import { runAheadOfTimeBench } from "./ahead-of-time.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
+import { runShapesBench } from "./shapes.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
 const only = process.argv.slice(2);
@@ -19,6 +20,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   },
   { name: "daemon", run: () => runDaemonBench() },
   { name: "hardening", run: () => runHardeningBench() },
+  { name: "shapes", run: () => runShapesBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -31,7 +31,7 @@ const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 // -- seeded randomness --------------------------------------------------------------------------
 
 /** mulberry32: tiny, fast, and good enough to make text look varied */
-class Rng {
+export class Rng {
   private state: number;
   constructor(seed: number) {
     this.state = seed >>> 0;
@@ -87,7 +87,7 @@ function cap(id: string): string {
   return id[0].toUpperCase() + id.slice(1);
 }
 
-function sentence(rng: Rng): string {
+export function sentence(rng: Rng): string {
   const n = rng.int(6, 18);
   const words: string[] = [];
   for (let i = 0; i < n; i++) words.push(rng.pick(WORDS));
@@ -95,13 +95,13 @@ function sentence(rng: Rng): string {
   return cap(words.join(" ")) + ".";
 }
 
-function prose(rng: Rng, chars: number): string {
+export function prose(rng: Rng, chars: number): string {
   let s = sentence(rng);
   while (s.length < chars) s += (rng.chance(0.15) ? "\n\n" : " ") + sentence(rng);
   return s;
 }
 
-function filePath(rng: Rng): string {
+export function filePath(rng: Rng): string {
   return `${rng.pick(DIRS)}/${rng.pick(FILES)}${rng.chance(0.2) ? ".test" : ""}.ts`;
 }
 
@@ -133,7 +133,7 @@ function codeLine(rng: Rng): string {
   }
 }
 
-function code(rng: Rng, chars: number): string {
+export function code(rng: Rng, chars: number): string {
   let s = codeLine(rng);
   while (s.length < chars) s += "\n" + codeLine(rng);
   return s;
@@ -150,7 +150,7 @@ function jsonText(rng: Rng, chars: number): string {
   return JSON.stringify(rows, null, 2);
 }
 
-function logText(rng: Rng, chars: number, command: string): string {
+export function logText(rng: Rng, chars: number, command: string): string {
   const lines: string[] = [`> ${command}`, ""];
   let size = 0;
   while (size < chars) {
@@ -175,14 +175,14 @@ function logText(rng: Rng, chars: number, command: string): string {
 }
 
 /** Tool output size: mostly a few hundred bytes, sometimes a whole file or a long log (~20 KB). */
-function outputSize(rng: Rng): number {
+export function outputSize(rng: Rng): number {
   const r = rng.next();
   if (r < 0.75) return rng.logInt(200, 700);
   if (r < 0.96) return rng.logInt(700, 3000);
   return rng.logInt(3000, 20000);
 }
 
-function compactionSummary(rng: Rng): string {
+export function compactionSummary(rng: Rng): string {
   const bullets = (n: number) => Array.from({ length: n }, () => `- ${sentence(rng)}`).join("\n");
   const files = (n: number) => Array.from({ length: n }, () => `- ${filePath(rng)}`).join("\n");
   let s = `## Goal\n${prose(rng, 200)}\n\n## Constraints & Preferences\n${bullets(3)}\n\n## Progress\n### Done\n${bullets(rng.int(4, 9))}\n\n### In Progress\n${bullets(rng.int(1, 3))}\n\n## Key Decisions\n${bullets(rng.int(2, 5))}\n\n## Next Steps\n${bullets(3)}\n\n## Critical Context\n${files(rng.int(3, 8))}`;

@@ -34,10 +34,10 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
   const host = makeHost(opts.log, 0, opts.flags);
   let session: LiveSession;
   try {
-    if (opts.session) session = host.open({ sessionFile: opts.session });
+    if (opts.session) session = await host.open({ sessionFile: opts.session });
     else {
-      const last = opts.continueLast ? host.list(process.cwd())[0] : undefined;
-      session = last ? host.open({ sessionFile: last.file }) : host.create({ cwd: process.cwd() });
+      const last = opts.continueLast ? (await host.list(process.cwd()))[0] : undefined;
+      session = last ? await host.open({ sessionFile: last.file }) : host.create({ cwd: process.cwd() });
     }
     if (opts.model) session.setModel(opts.model);
   } catch (err) {

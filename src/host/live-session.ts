@@ -565,16 +565,17 @@ export class LiveSession {
       const c = target.message.content;
       editorText = typeof c === "string" ? c : c.map((b) => (b.type === "text" ? b.text : "")).join("");
     }
-    const oldPath = this.file.branchPath();
     if (!summarize) {
+      // moving the leaf reads nothing: a pointer moves (and a marker is appended)
       this.file.branch(newLeaf);
       this.file.sync();
       return { leafId: this.file.leafId, editorText };
     }
+    const oldPath = this.file.branchPath(this.file.leafId, { keep: false });
     const controller = new AbortController();
     this.navigating = controller;
     try {
-      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf), this.threshold);
+      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf, { keep: false }), this.threshold);
       if (!prep) {
         this.file.branch(newLeaf);
         this.file.sync();

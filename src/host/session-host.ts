@@ -12,7 +12,7 @@ import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.j
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
-import { findSessionFile, listSessions, type SessionSummary } from "../session/list.js";
+import { findSessionFileAsync, listSessionsAsync, type SessionSummary } from "../session/list.js";
 import { SessionError } from "../session/errors.js";
 import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
@@ -196,25 +196,43 @@ export class SessionHost {
     }
   }
 
-  open(params: { sessionFile?: string; sessionId?: string }): LiveSession {
+  /**
+   * Opens a session (or finds it live). The file is read in slices that give the event loop back,
+   * so opening a 100 MB session does not stall the daemon's other sessions.
+   */
+  async open(params: { sessionFile?: string; sessionId?: string }): Promise<LiveSession> {
     if (params.sessionId) {
       const loaded = this.sessions.get(params.sessionId);
       if (loaded) return loaded;
-      const found = findSessionFile(this.options.sessionsDir, params.sessionId);
+      const found = await findSessionFileAsync(this.options.sessionsDir, params.sessionId);
       if (!found) throw new HostError(ErrorCode.SessionNotFound, `no session ${params.sessionId} in ${this.options.sessionsDir}`, { sessionId: params.sessionId });
       return this.openFile(found);
     }
     return this.openFile(params.sessionFile as string);
   }
 
-  private openFile(path: string): LiveSession {
+  /** Files being opened: a second request for one waits for the first instead of racing it for the lock. */
+  private readonly opening = new Map<string, Promise<LiveSession>>();
+
+  private openFile(path: string): Promise<LiveSession> {
     const file = resolve(path);
-    for (const s of this.sessions.values()) if (s.file.file === file) return s;
-    try {
-      return this.live(SessionFile.open(file));
-    } catch (err) {
-      throw hostErrorOf(err) ?? err;
+    for (const s of this.sessions.values()) if (s.file.file === file) return Promise.resolve(s);
+    let pending = this.opening.get(file);
+    if (!pending) {
+      pending = (async () => {
+        let opened: SessionFile | undefined;
+        try {
+          opened = await SessionFile.openAsync(file);
+          await opened.warmContextAsync();
+          return this.live(opened);
+        } catch (err) {
+          opened?.close();
+          throw hostErrorOf(err) ?? err;
+        }
+      })().finally(() => this.opening.delete(file));
+      this.opening.set(file, pending);
     }
+    return pending;
   }
 
   get(sessionId: string): LiveSession {
@@ -223,8 +241,9 @@ export class SessionHost {
     return s;
   }
 
-  list(cwd?: string): SessionSummary[] {
-    return listSessions(this.options.sessionsDir, { cwd: cwd === undefined ? undefined : callerPath(cwd) });
+  /** Every session (or a cwd's), newest first, read in slices that give the event loop back. */
+  list(cwd?: string): Promise<SessionSummary[]> {
+    return listSessionsAsync(this.options.sessionsDir, { cwd: cwd === undefined ? undefined : callerPath(cwd) });
   }
 
   async close(sessionId: string): Promise<void> {
@@ -240,7 +259,7 @@ export class SessionHost {
   async delete(sessionId: string): Promise<{ deleted: string }> {
     let file: string | undefined = this.sessions.get(sessionId)?.file.file;
     if (file) await this.close(sessionId);
-    else file = findSessionFile(this.options.sessionsDir, sessionId);
+    else file = await findSessionFileAsync(this.options.sessionsDir, sessionId);
     if (!file) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
     let lock: FileLock;
     try {
@@ -256,10 +275,12 @@ export class SessionHost {
     return { deleted: file };
   }
 
-  fork(sessionId: string, entryId: string): LiveSession {
+  async fork(sessionId: string, entryId: string): Promise<LiveSession> {
     const s = this.get(sessionId);
     try {
-      return this.live(s.file.fork(entryId, { sessionsDir: this.options.sessionsDir }));
+      const forked = await s.file.forkAsync(entryId, { sessionsDir: this.options.sessionsDir });
+      await forked.warmContextAsync();
+      return this.live(forked);
     } catch (err) {
       throw hostErrorOf(err) ?? err;
     }

@@ -157,14 +157,14 @@ export class RpcServer {
       };
     });
     this.on("createSession", (p, state) => this.opened(state, host.create(p)));
-    this.on("openSession", (p, state) => this.opened(state, host.open(p as { sessionFile?: string; sessionId?: string })));
-    this.on("listSessions", (p) => ({ sessions: host.list(p.cwd) }));
+    this.on("openSession", async (p, state) => this.opened(state, await host.open(p as { sessionFile?: string; sessionId?: string })));
+    this.on("listSessions", async (p) => ({ sessions: await host.list(p.cwd) }));
     this.on("closeSession", async (p, state) => {
       state.subs.delete(p.sessionId);
       await host.close(p.sessionId);
       return { closed: true };
     });
-    this.on("forkSession", (p, state) => this.opened(state, host.fork(p.sessionId, p.entryId)));
+    this.on("forkSession", async (p, state) => this.opened(state, await host.fork(p.sessionId, p.entryId)));
     this.on("subscribe", (p, state) => {
       const r = this.subscribeTo(state, host.get(p.sessionId), p.afterSeq, p.streamId);
       return { subscribed: true as const, replayed: r.replayed, ...(r.gap ? { gap: true } : {}), lastSeq: r.lastSeq, streamId: r.streamId };

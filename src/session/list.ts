@@ -4,7 +4,7 @@ import { closeSync, existsSync, openSync, readdirSync, statSync } from "node:fs"
 import { join, resolve } from "node:path";
 import { messageText, type AgentMessage } from "../messages/types.js";
 import { readLightFields } from "./light-fields.js";
-import { forEachLine } from "./line-reader.js";
+import { forEachLine, SLICE_MS, yieldToLoop } from "./line-reader.js";
 import { isHeader } from "./load.js";
 import { encodeCwd } from "./paths.js";
 
@@ -101,14 +101,42 @@ export function summarizeSessionFile(file: string): SessionSummary | null {
  * directory's sessions whose header names that cwd (the directory encoding is lossy).
  */
 export function listSessions(sessionsDir: string, options: { cwd?: string } = {}): SessionSummary[] {
-  if (!existsSync(sessionsDir)) return [];
+  const out: SessionSummary[] = [];
+  for (const file of sessionFiles(sessionsDir, options.cwd)) {
+    const summary = summarizeSessionFile(file);
+    if (summary && (!options.cwd || summary.cwd === resolve(options.cwd))) out.push(summary);
+  }
+  return newestFirst(out);
+}
+
+/** listSessions, giving the event loop back every few milliseconds (10,000 files take a while). */
+export async function listSessionsAsync(sessionsDir: string, options: { cwd?: string } = {}): Promise<SessionSummary[]> {
+  const out: SessionSummary[] = [];
   const cwd = options.cwd ? resolve(options.cwd) : undefined;
+  let t0 = performance.now();
+  for (const file of sessionFiles(sessionsDir, options.cwd)) {
+    const summary = summarizeSessionFile(file);
+    if (summary && (!cwd || summary.cwd === cwd)) out.push(summary);
+    if (performance.now() - t0 >= SLICE_MS) {
+      await yieldToLoop();
+      t0 = performance.now();
+    }
+  }
+  return newestFirst(out);
+}
+
+function newestFirst(sessions: SessionSummary[]): SessionSummary[] {
+  return sessions.sort((a, b) => (a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0));
+}
+
+/** The .jsonl files of every cwd folder (or of `cwd`'s), found as the listing goes. */
+function* sessionFiles(sessionsDir: string, cwd?: string): Generator<string> {
+  if (!existsSync(sessionsDir)) return;
   const dirs = cwd
-    ? [join(sessionsDir, encodeCwd(cwd))]
+    ? [join(sessionsDir, encodeCwd(resolve(cwd)))]
     : readdirSync(sessionsDir, { withFileTypes: true })
         .filter((d) => d.isDirectory())
         .map((d) => join(sessionsDir, d.name));
-  const out: SessionSummary[] = [];
   for (const dir of dirs) {
     let names: string[];
     try {
@@ -116,15 +144,9 @@ export function listSessions(sessionsDir: string, options: { cwd?: string } = {}
     } catch {
       continue; // no folder for this cwd (or one that went away while listing)
     }
-    for (const name of names) {
-      if (!name.endsWith(".jsonl")) continue;
-      const file = join(dir, name);
-      // not a regular file, or deleted since the readdir: null
-      const summary = summarizeSessionFile(file);
-      if (summary && (!cwd || summary.cwd === cwd)) out.push(summary);
-    }
+    // (a name that is not a regular file, or was deleted since the readdir, is summarized as null)
+    for (const name of names) if (name.endsWith(".jsonl")) yield join(dir, name);
   }
-  return out.sort((a, b) => (a.modified < b.modified ? 1 : a.modified > b.modified ? -1 : 0));
 }
 
 /**
@@ -133,15 +155,18 @@ export function listSessions(sessionsDir: string, options: { cwd?: string } = {}
  * file named otherwise is found by reading every header (the slow way, as a fallback).
  */
 export function findSessionFile(sessionsDir: string, id: string): string | undefined {
-  if (!existsSync(sessionsDir)) return undefined;
+  return byFileName(sessionsDir, id) ?? listSessions(sessionsDir).find((s) => s.id === id)?.file;
+}
+
+/** findSessionFile, its slow way (every header) read in slices that give the event loop back. */
+export async function findSessionFileAsync(sessionsDir: string, id: string): Promise<string | undefined> {
+  return byFileName(sessionsDir, id) ?? (await listSessionsAsync(sessionsDir)).find((s) => s.id === id)?.file;
+}
+
+function byFileName(sessionsDir: string, id: string): string | undefined {
   const suffix = `_${id}.jsonl`;
-  const dirs = readdirSync(sessionsDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(sessionsDir, d.name));
-  for (const dir of dirs) {
-    for (const name of readdirSync(dir)) {
-      if (name.endsWith(suffix) && headerIdOf(join(dir, name)) === id) return join(dir, name);
-    }
-  }
-  return listSessions(sessionsDir).find((s) => s.id === id)?.file;
+  for (const file of sessionFiles(sessionsDir)) if (file.endsWith(suffix) && headerIdOf(file) === id) return file;
+  return undefined;
 }
 
 /** The id in a file's header, reading only its first line. */

@@ -2,8 +2,9 @@
 // for most lines; full entries are parsed on demand (see SessionFile.entry).
 import { fstatSync, readSync } from "node:fs";
 import { SessionError, type SessionWarning } from "./errors.js";
-import { readLightFields } from "./light-fields.js";
-import { forEachLine, type RawLine } from "./line-reader.js";
+import { readFieldsAnyOrder } from "./json-scan.js";
+import { readLightFields, readString } from "./light-fields.js";
+import { forEachLine, forEachLineAsync, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";
 import { TORN_MARKER_TYPE, type CustomEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
@@ -15,11 +16,13 @@ export interface EntryRecord {
   parentId: string | null;
   timestamp: string;
   role?: string;
+  /** for custom entries: pith's bookkeeping is known by it without a parse */
+  customType?: string;
   lineNo: number;
   /** byte range of the line in the file; length 0 when the entry exists only in memory */
   offset: number;
   length: number;
-  /** the parsed entry, when it has been parsed */
+  /** the parsed entry, once something asked for it (an entry that lives in memory only has it from the start) */
   entry?: SessionEntry;
   /** the tree's preview, once computed (entries never change, so neither does it) */
   sketch?: { preview: string; role?: string };
@@ -65,18 +68,25 @@ function asEntry(v: Record<string, unknown> | null): SessionEntry | null {
   return v as unknown as SessionEntry;
 }
 
-function recordOf(entry: SessionEntry, line: RawLine | null): EntryRecord {
+/**
+ * The record of a fully parsed line: the light fields and nothing more (a line in another key
+ * order is parsed at open, but keeping what it parsed would pin the whole file in memory). An
+ * entry with no bytes of its own (recovered from a torn line, migrated in memory) keeps itself.
+ */
+function recordOf(entry: SessionEntry, line: RawLine | null, keep = false): EntryRecord {
   const parentId = typeof entry.parentId === "string" ? entry.parentId : null;
+  const customType = entry.type === "custom" ? (entry as CustomEntry).customType : undefined;
   return {
     type: entry.type,
     id: entry.id,
     parentId,
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
     role: entry.type === "message" ? (entry.message as { role?: string } | undefined)?.role : undefined,
+    customType: typeof customType === "string" ? customType : undefined,
     lineNo: line ? line.lineNo : 0,
     offset: line ? line.offset : 0,
     length: line ? line.length : 0,
-    entry,
+    entry: keep ? entry : undefined,
   };
 }
 
@@ -138,7 +148,24 @@ export function assertSessionHeader(fd: number, file: string): void {
   if (typeof checked === "string") throw notASession(file, checked);
 }
 
-export function scanSessionFile(fd: number, file: string): ScanResult {
+export function scanSessionFile(fd: number, file: string, fullParse = false): ScanResult {
+  const scan = sessionScanner(fd, file, fullParse);
+  forEachLine(fd, scan.onLine);
+  return scan.finish();
+}
+
+/** scanSessionFile, giving the event loop back as it goes (see forEachLineAsync). */
+export async function scanSessionFileAsync(fd: number, file: string, fullParse = false): Promise<ScanResult> {
+  const scan = sessionScanner(fd, file, fullParse);
+  await forEachLineAsync(fd, scan.onLine);
+  return scan.finish();
+}
+
+/**
+ * What the scan does with each line, and its result, for either driver. `fullParse`: every line
+ * through JSON.parse (what the light path must agree with; tests compare the two).
+ */
+function sessionScanner(fd: number, file: string, fullParse: boolean): { onLine: (line: RawLine) => boolean | void; finish(): ScanResult } {
   const size = fstatSync(fd).size;
   if (size === 0) throw notASession(file, "empty file");
   const warnings: SessionWarning[] = [];
@@ -150,7 +177,7 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
   let needsNewline = false;
   let tornLine: ScanResult["tornLine"];
 
-  forEachLine(fd, (line) => {
+  const onLine = (line: RawLine): boolean | void => {
     if (line.lineNo === 1) {
       const checked = headerOf(line);
       if (typeof checked === "string") {
@@ -185,8 +212,10 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
     }
 
     // a last line without its newline may be cut anywhere, even right after a "}": parse it in full
-    const light = line.terminated ? (readLightFields(line.buf, line.start, line.end) as EntryRecord | null) : null;
-    if (light && light.type !== "custom") {
+    // Pi's key order is read from the line's start; any other order by walking its keys
+    const light = line.terminated && !fullParse ? ((readLightFields(line.buf, line.start, line.end) ?? readFieldsAnyOrder(line.buf, line.start, line.end, readString)) as EntryRecord | null) : null;
+    // a torn marker is read in full: it names the line to drop
+    if (light && light.customType !== TORN_MARKER_TYPE) {
       light.lineNo = line.lineNo;
       light.offset = line.offset;
       light.length = line.length;
@@ -215,12 +244,17 @@ export function scanSessionFile(fd: number, file: string): ScanResult {
     }
     if (recovered) {
       // the recovered entry lives in memory; its bytes are inside a malformed line
-      records.push(recordOf(recovered, { ...line, length: 0 }));
+      records.push(recordOf(recovered, { ...line, length: 0 }, true));
     }
-  });
+  };
 
-  if (!header) throw notASession(file, headerProblem ?? "no header line");
-  return { header, version, records, warnings, lines, needsNewline, tornLine, size };
+  return {
+    onLine,
+    finish: () => {
+      if (!header) throw notASession(file, headerProblem ?? "no header line");
+      return { header, version, records, warnings, lines, needsNewline, tornLine, size };
+    },
+  };
 }
 
 /** A torn marker names a line cut by a crash: if that line was read as an entry, drop it. */
@@ -255,6 +289,8 @@ export function linkRecords(records: EntryRecord[], warnings: SessionWarning[]):
       });
       rec.parentId = previous ? previous.id : null;
     }
+    // the parent's own id string: a second copy per entry is memory for nothing
+    else if (rec.parentId !== null) rec.parentId = byId.get(rec.parentId)!.id;
     if (byId.has(rec.id)) {
       warnings.push({ kind: "duplicate-id", line: rec.lineNo, message: `entry id ${rec.id} (line ${rec.lineNo}) is used more than once; the later entry wins lookups` });
     }

@@ -8,11 +8,12 @@ import { PRIVATE_DIR, PRIVATE_FILE, fsyncDir, writeAll, writeFileAtomic } from "
 import { buildSessionContext, latestCompactionIndex, type SessionContext } from "./context.js";
 import { SessionError, pathError, type SessionWarning } from "./errors.js";
 import { newEntryId } from "./ids.js";
-import { readRange } from "./line-reader.js";
-import { assertSessionHeader, linkRecords, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
+import { inSlices, readRange } from "./line-reader.js";
+import { assertSessionHeader, linkRecords, scanSessionFile, scanSessionFileAsync, type EntryRecord, type ScanResult } from "./load.js";
 import { FileLock } from "./lock.js";
 import { migrateLines, serializeLines } from "./migrate.js";
 import { defaultSessionsDir, sessionFilePath } from "./paths.js";
+import { sketchFromLine } from "./sketch-bytes.js";
 import { buildTreeView, sketchOf, type EntrySketch, type TreeView } from "./tree.js";
 import {
   CURRENT_SESSION_VERSION,
@@ -20,6 +21,7 @@ import {
   LEAF_MARKER_TYPE,
   TORN_MARKER_TYPE,
   isBookkeeping,
+  isBookkeepingType,
   type CompactionEntry,
   type CustomEntry,
   type LabelEntry,
@@ -32,6 +34,8 @@ import {
 export interface OpenOptions {
   /** open without the write lock; appends are refused and old formats are migrated in memory only */
   readOnly?: boolean;
+  /** parse every line in full instead of reading light fields (slower; what the light path must equal) */
+  fullParse?: boolean;
 }
 
 export interface CreateOptions {
@@ -46,6 +50,10 @@ export interface AppendOptions {
 }
 
 const UNREADABLE = "unreadable";
+/** A run read at once holds neighbouring lines up to this many bytes, */
+const RUN_BYTES = 4 << 20;
+/** with gaps (lines not asked for, e.g. bookkeeping) of at most this many. */
+const RUN_GAP_BYTES = 64 << 10;
 
 export class SessionFile {
   readonly file: string;
@@ -101,6 +109,29 @@ export class SessionFile {
 
   /** Opens an existing file; v1 / v2 files are migrated to v3 (original kept as `<file>.v<N>.bak`). */
   static open(path: string, options: OpenOptions = {}): SessionFile {
+    const opened = SessionFile.begin(path, options);
+    return SessionFile.settle(opened, () => SessionFile.finish(opened, scanSessionFile(opened.fd, opened.file, options.fullParse), options));
+  }
+
+  /**
+   * `open`, giving the event loop back every few milliseconds while it scans: a daemon's other
+   * sessions keep being served while a 100 MB session opens.
+   */
+  static async openAsync(path: string, options: OpenOptions = {}): Promise<SessionFile> {
+    const opened = SessionFile.begin(path, options);
+    let scan: ScanResult;
+    try {
+      scan = await scanSessionFileAsync(opened.fd, opened.file, options.fullParse);
+    } catch (err) {
+      return SessionFile.settle(opened, () => {
+        throw err;
+      });
+    }
+    return SessionFile.settle(opened, () => SessionFile.finish(opened, scan, options));
+  }
+
+  /** The checks before anything is read: the path, a session header, the write lock. Then the file, opened. */
+  private static begin(path: string, options: OpenOptions): { file: string; fd: number; lock: FileLock | null } {
     if (path.includes("\0")) throw new SessionError("InvalidPath", `not a valid path (it holds a NUL character): ${JSON.stringify(path.slice(0, 200))}`, { file: path.slice(0, 200) });
     const file = resolve(path);
     let stat;
@@ -128,30 +159,45 @@ export class SessionFile {
       // a folder the lock cannot be made in is the caller's path, not our failure
       throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
     }
-    let fd = -1;
     try {
-      fd = openSync(file, options.readOnly ? "r" : "a+");
-      let scan = scanSessionFile(fd, file);
-      let backupFile: string | undefined;
-      if (scan.lines) {
-        const migrated = migrateLines(scan.lines);
-        if (!options.readOnly) {
-          backupFile = backupPath(file, scan.version);
-          copyFileSync(file, backupFile);
-          writeFileAtomic(file, serializeLines(migrated));
-          closeSync(fd);
-          fd = openSync(file, "a+");
-          scan = { ...scanSessionFile(fd, file), warnings: scan.warnings };
-        } else {
-          scan = inMemoryScan(scan, migrated);
-        }
-      }
-      return new SessionFile(file, scan, fd, lock, backupFile);
+      return { file, fd: openSync(file, options.readOnly ? "r" : "a+"), lock };
     } catch (err) {
-      if (fd >= 0) closeSync(fd);
       lock?.release();
       throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
     }
+  }
+
+  /** Runs `fn`; if it throws, the file is closed and the lock released, and the error says whose mistake it was. */
+  private static settle(opened: { file: string; fd: number; lock: FileLock | null }, fn: () => SessionFile): SessionFile {
+    try {
+      return fn();
+    } catch (err) {
+      if (opened.fd >= 0) closeSync(opened.fd);
+      opened.lock?.release();
+      throw err instanceof SessionError ? err : (pathError(err, opened.file) ?? err);
+    }
+  }
+
+  /** From the scan to the open session: an old format is migrated (on disk when writable). */
+  private static finish(opened: { file: string; fd: number; lock: FileLock | null }, first: ScanResult, options: OpenOptions): SessionFile {
+    const { file, lock } = opened;
+    let scan = first;
+    let backupFile: string | undefined;
+    if (scan.lines) {
+      const migrated = migrateLines(scan.lines);
+      if (!options.readOnly) {
+        backupFile = backupPath(file, scan.version);
+        copyFileSync(file, backupFile);
+        writeFileAtomic(file, serializeLines(migrated));
+        closeSync(opened.fd);
+        opened.fd = -1;
+        opened.fd = openSync(file, "a+");
+        scan = { ...scanSessionFile(opened.fd, file), warnings: scan.warnings };
+      } else {
+        scan = inMemoryScan(scan, migrated);
+      }
+    }
+    return new SessionFile(file, scan, opened.fd, lock, backupFile);
   }
 
   get header(): SessionHeader {
@@ -201,18 +247,38 @@ export class SessionFile {
     return false;
   }
 
-  /** The entries root -> `leafId` (default: the active leaf). */
-  branchPath(leafId: string | null = this.leaf): SessionEntry[] {
-    return this.pathRecords(leafId).map((r) => this.parse(r));
+  /**
+   * The entries root -> `leafId` (default: the active leaf). `keep: false` parses without caching
+   * (a branch summary or a fork reads a path once; keeping it would pin the whole branch).
+   */
+  branchPath(leafId: string | null = this.leaf, options: { keep?: boolean } = {}): SessionEntry[] {
+    const keep = options.keep ?? true;
+    return this.pathRecords(leafId).map((r) => this.parse(r, keep));
   }
 
   /** The message list the model sees, with the model and thinking level in effect. */
   buildContext(leafId: string | null = this.leaf): SessionContext {
+    const entries: SessionEntry[] = [];
+    for (const [, e] of this.parsedRuns(this.contextRecords(leafId), true)) entries.push(e);
+    return buildSessionContext(entries);
+  }
+
+  /**
+   * Parses (and keeps) the entries the context is built from, giving the event loop back every
+   * few milliseconds: the first context of a long session that was never compacted is the whole
+   * file, which must not stall a daemon's other sessions. buildContext is then quick.
+   */
+  async warmContextAsync(leafId: string | null = this.leaf): Promise<void> {
+    await this.eachParsedAsync(this.contextRecords(leafId), true, () => undefined);
+  }
+
+  /** The records buildContext reads for `leafId`, in order. */
+  private contextRecords(leafId: string | null): EntryRecord[] {
     const path = this.pathRecords(leafId);
     const compactionIdx = latestCompactionIndex(path);
-    if (compactionIdx < 0) return buildSessionContext(path.map((r) => this.parse(r)));
+    if (compactionIdx < 0) return path;
     // Only entries from the first kept one on are messages; earlier ones can only set the
-    // model or thinking level, so parse just the last of each kind.
+    // model or thinking level, so only the last of each kind is read.
     const compaction = this.parse(path[compactionIdx]) as CompactionEntry;
     // the first kept entry lies shortly before the compaction: search back from it
     let start = compactionIdx;
@@ -222,7 +288,6 @@ export class SessionFile {
         break;
       }
     }
-    const selected: EntryRecord[] = [];
     const lastBefore = (match: (r: EntryRecord) => boolean) => {
       for (let i = start - 1; i >= 0; i--) if (match(path[i])) return path[i];
       return undefined;
@@ -239,15 +304,15 @@ export class SessionFile {
       if (path === this.leafPath) this.settersCache = setters;
     }
     const { thinking, model } = setters;
-    for (const r of [thinking, model].filter((r): r is EntryRecord => r !== undefined).sort((a, b) => a.lineNo - b.lineNo)) selected.push(r);
+    const selected = [thinking, model].filter((r): r is EntryRecord => r !== undefined).sort((a, b) => a.lineNo - b.lineNo);
     for (let i = start; i < path.length; i++) selected.push(path[i]);
-    return buildSessionContext(selected.map((r) => this.parse(r)));
+    return selected;
   }
 
   /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
   tree(): TreeView {
     const visible = this.visibleRecords();
-    for (const r of visible) this.sketch(r);
+    for (const [r, sketch] of this.sketchedRuns(visible.filter((r) => !r.sketch))) r.sketch = sketch;
     return buildTreeView(visible, (r) => this.sketch(r), this.labels(), this.leaf);
   }
 
@@ -256,19 +321,68 @@ export class SessionFile {
    * loop back in between: the first tree of a 100 MB session parses every entry (about a
    * second), which must not stall a daemon's other sessions.
    */
-  async treeAsync(slice = 2000): Promise<TreeView> {
+  async treeAsync(options: { sliceMs?: number } = {}): Promise<TreeView> {
     const visible = this.visibleRecords();
-    for (let i = 0; i < visible.length; i += slice) {
-      const end = Math.min(visible.length, i + slice);
-      for (let j = i; j < end; j++) this.sketch(visible[j]);
-      if (end < visible.length) await new Promise((resolve) => setImmediate(resolve));
-      if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
-    }
+    await inSlices(this.sketchedRuns(visible.filter((r) => !r.sketch)), ([r, sketch]) => (r.sketch = sketch), () => this.assertOpen(), options.sliceMs);
     return buildTreeView(visible, (r) => this.sketch(r), this.labels(), this.leaf);
   }
 
+  /** parsedRuns in slices of SLICE_MS, the event loop given back in between. */
+  private eachParsedAsync(records: readonly EntryRecord[], keep: boolean, visit: (r: EntryRecord, e: SessionEntry) => void): Promise<void> {
+    return inSlices(this.parsedRuns(records, keep), ([r, e]) => visit(r, e), () => this.assertOpen());
+  }
+
+  private assertOpen(): void {
+    if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
+  }
+
+  /** The entries of `records` (in file order), read in runs (see lineRuns). */
+  private *parsedRuns(records: readonly EntryRecord[], keep: boolean): Generator<[EntryRecord, SessionEntry]> {
+    for (const l of this.lineRuns(records)) yield [l.rec, l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), keep) : this.parse(l.rec, keep)];
+  }
+
+  /** The tree's sketches of `records`, from their lines' bytes where that is enough, else parsed (not kept). */
+  private *sketchedRuns(records: readonly EntryRecord[]): Generator<[EntryRecord, EntrySketch]> {
+    for (const l of this.lineRuns(records)) {
+      const fromBytes = l.buf ? sketchFromLine(l.buf, l.start, lineContentEnd(l.buf, l.start, l.end)) : undefined;
+      yield [l.rec, fromBytes ?? sketchOf(l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), false) : this.parse(l.rec, false))];
+    }
+  }
+
+  /**
+   * The lines of `records` (in file order), each run of neighbouring lines read with one read (a
+   * pread per entry was most of the first tree's time). An entry already parsed, or that lives in
+   * memory only, comes without bytes.
+   */
+  private *lineRuns(records: readonly EntryRecord[]): Generator<{ rec: EntryRecord; buf?: Buffer; start: number; end: number }> {
+    let i = 0;
+    while (i < records.length) {
+      const first = records[i];
+      if (first.entry || first.length === 0) {
+        yield { rec: first, start: 0, end: 0 };
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      let end = first.offset + first.length;
+      for (; j < records.length; j++) {
+        const r = records[j];
+        if (r.entry || r.length === 0 || r.offset < end || r.offset - end > RUN_GAP_BYTES || r.offset + r.length - first.offset > RUN_BYTES) break;
+        end = r.offset + r.length;
+      }
+      if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
+      const buf = readRange(this.fd, first.offset, end - first.offset);
+      for (let k = i; k < j; k++) {
+        const r = records[k];
+        const at = r.offset - first.offset;
+        yield { rec: r, buf, start: at, end: at + r.length };
+      }
+      i = j;
+    }
+  }
+
   private visibleRecords(): EntryRecord[] {
-    return this.records.filter((r) => !(r.type === "custom" && isBookkeeping(this.parse(r))));
+    return this.records.filter((r) => !(r.type === "custom" && isBookkeepingType(r.customType)));
   }
 
   /** An entry's preview: parsed without keeping the entry (a huge file's tree must not hold every entry), kept itself. */
@@ -384,9 +498,7 @@ export class SessionFile {
   private latestBookkeepingIndex(customType: string): { data: unknown; index: number } | undefined {
     for (let i = this.records.length - 1; i >= 0; i--) {
       const r = this.records[i];
-      if (r.type !== "custom") continue;
-      const e = this.parse(r) as CustomEntry;
-      if (e.customType === customType) return { data: e.data, index: i };
+      if (r.type === "custom" && r.customType === customType) return { data: (this.parse(r) as CustomEntry).data, index: i };
     }
     return undefined;
   }
@@ -405,7 +517,19 @@ export class SessionFile {
    */
   fork(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): SessionFile {
     this.requireEntry(entryId);
-    const path = this.branchPath(entryId).filter((e) => e.type !== "label" && !isBookkeeping(e));
+    return this.writeFork(entryId, this.branchPath(entryId, { keep: false }), options);
+  }
+
+  /** `fork`, reading the path in slices that give the event loop back (a long never-compacted branch is the whole file). */
+  async forkAsync(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): Promise<SessionFile> {
+    this.requireEntry(entryId);
+    const path: SessionEntry[] = [];
+    await this.eachParsedAsync(this.pathRecords(entryId), false, (_r, e) => path.push(e));
+    return this.writeFork(entryId, path, options);
+  }
+
+  private writeFork(entryId: string, branch: SessionEntry[], options: { sessionsDir?: string; cwd?: string }): SessionFile {
+    const path = branch.filter((e) => e.type !== "label" && !isBookkeeping(e));
     const id = randomUUID();
     const timestamp = new Date().toISOString();
     const cwd = options.cwd ? resolve(options.cwd) : this.cwd;
@@ -448,7 +572,7 @@ export class SessionFile {
 
   private resolveLeaf(): string | null {
     let rec = this.records.length > 0 ? this.records[this.records.length - 1] : undefined;
-    while (rec && rec.type === "custom" && isBookkeeping(this.parse(rec))) {
+    while (rec && rec.type === "custom" && isBookkeepingType(rec.customType)) {
       rec = rec.parentId === null ? undefined : this.byId.get(rec.parentId);
       if (!rec) return null;
     }
@@ -489,7 +613,12 @@ export class SessionFile {
   private parse(rec: EntryRecord, cache = true): SessionEntry {
     if (rec.entry) return rec.entry;
     if (this.fd === null) throw new SessionError("SessionClosed", `session is closed: ${this.file}`);
-    const text = readRange(this.fd, rec.offset, rec.length).toString("utf8");
+    return this.parseText(rec, readRange(this.fd, rec.offset, rec.length).toString("utf8"), cache);
+  }
+
+  /** An entry from its line's text (kept on the record when `cache`). */
+  private parseText(rec: EntryRecord, text: string, cache: boolean): SessionEntry {
+    if (rec.entry) return rec.entry;
     let entry: SessionEntry;
     try {
       entry = JSON.parse(text) as SessionEntry;
@@ -539,6 +668,7 @@ export class SessionFile {
       parentId: entry.parentId,
       timestamp: entry.timestamp,
       role: entry.type === "message" ? entry.message.role : undefined,
+      customType: entry.type === "custom" ? entry.customType : undefined,
       lineNo: (this.records.length > 0 ? this.records[this.records.length - 1].lineNo : 1) + 1 + (prefix ? 1 : 0),
       offset: this.size + prefix.length,
       length: bytes.length - prefix.length,
@@ -611,6 +741,7 @@ function inMemoryScan(scan: ScanResult, migrated: ReturnType<typeof migrateLines
       parentId: typeof e.parentId === "string" ? e.parentId : null,
       timestamp: e.timestamp,
       role: e.type === "message" ? e.message?.role : undefined,
+      customType: e.type === "custom" ? e.customType : undefined,
       lineNo,
       offset: 0,
       length: 0,
@@ -620,3 +751,11 @@ function inMemoryScan(scan: ScanResult, migrated: ReturnType<typeof migrateLines
   return { ...scan, header: migrated[0] && "json" in migrated[0] ? (migrated[0].json as SessionHeader) : scan.header, records };
 }
 
+
+/** The end of a line's content in `buf`: before its "\n" (and a "\r" before that). */
+function lineContentEnd(buf: Buffer, start: number, end: number): number {
+  let e = end;
+  if (e > start && buf[e - 1] === 0x0a) e--;
+  if (e > start && buf[e - 1] === 0x0d) e--;
+  return e;
+}

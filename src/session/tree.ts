@@ -1,6 +1,6 @@
 // The tree view: every entry with a short preview and its label, in depth-first order with
 // children sorted by timestamp. Pure over the records it is given.
-import { messageText, type AgentMessage } from "../messages/types.js";
+import type { AgentMessage } from "../messages/types.js";
 import type { EntryRecord } from "./load.js";
 import type { SessionEntry } from "./types.js";
 
@@ -24,17 +24,69 @@ export interface TreeView {
 
 const PREVIEW_CHARS = 120;
 
-function clip(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > PREVIEW_CHARS ? `${flat.slice(0, PREVIEW_CHARS - 1)}…` : flat;
+/** JavaScript's \s, by char code (a regular expression per character cost as much as the parse). */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/**
+ * `pieces` joined with spaces, whitespace runs collapsed to one space, trimmed, cut at
+ * PREVIEW_CHARS with "…". Reads only as far as the preview goes (a 20 MB tool result is not
+ * scanned whole) and builds a fresh string from char codes: a slice would keep the whole text
+ * alive in the per-entry cache.
+ */
+export function clip(...pieces: string[]): string {
+  return clipInfo(pieces).text;
+}
+
+/** clip, and whether the preview was filled (more text could not have changed it). */
+export function clipInfo(pieces: readonly string[]): { text: string; full: boolean } {
+  const codes: number[] = [];
+  let space = false;
+  for (let p = 0; p < pieces.length && codes.length <= PREVIEW_CHARS; p++) {
+    const text = pieces[p];
+    if (p > 0) space = codes.length > 0;
+    for (let i = 0; i < text.length && codes.length <= PREVIEW_CHARS; i++) {
+      const c = text.charCodeAt(i);
+      if (isSpace(c)) {
+        space = codes.length > 0;
+        continue;
+      }
+      if (space) codes.push(0x20);
+      space = false;
+      codes.push(c);
+    }
+  }
+  if (codes.length > PREVIEW_CHARS) return { text: `${String.fromCharCode(...codes.slice(0, PREVIEW_CHARS - 1))}…`, full: true };
+  return { text: String.fromCharCode(...codes), full: false };
+}
+
+/** The texts messageText would join, without joining them. */
+function textPieces(m: AgentMessage): string[] {
+  switch (m.role) {
+    case "compactionSummary":
+    case "branchSummary":
+      return [m.summary];
+    case "bashExecution":
+      return [m.command];
+    default: {
+      const content = m.content as string | { type: string; text?: string }[] | undefined;
+      if (typeof content === "string") return [content];
+      if (!Array.isArray(content)) return [];
+      return content.filter((b) => b && b.type === "text" && typeof b.text === "string").map((b) => b.text as string);
+    }
+  }
 }
 
 export function previewOf(entry: SessionEntry): string {
   switch (entry.type) {
     case "message": {
       const m = entry.message as AgentMessage;
-      const text = messageText(m);
-      if (text) return clip(text);
+      const pieces = textPieces(m);
+      // messageText's joined text is non-empty (even if only whitespace): the preview is that text's
+      if (pieces.length > 1 || pieces[0]) return clip(...pieces);
       if (m.role === "assistant") {
         const calls = m.content.filter((b) => b.type === "toolCall").map((b) => (b.type === "toolCall" ? b.name : ""));
         if (calls.length > 0) return clip(`[tool calls: ${calls.join(", ")}]`);
@@ -52,7 +104,7 @@ export function previewOf(entry: SessionEntry): string {
     case "custom":
       return entry.customType ?? "";
     case "custom_message":
-      return clip(typeof entry.content === "string" ? entry.content : messageText({ role: "user", content: entry.content, timestamp: 0 }));
+      return clip(...(typeof entry.content === "string" ? [entry.content] : textPieces({ role: "user", content: entry.content, timestamp: 0 })));
     case "label":
       return entry.label ? `label "${entry.label}" on ${entry.targetId}` : `label cleared on ${entry.targetId}`;
     case "session_info":

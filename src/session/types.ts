@@ -152,7 +152,12 @@ export const PROMPT_QUEUE_TYPE = "pith.queue";
  * leaf (each is written as a child of the leaf, which stays where it was).
  */
 export function isBookkeeping(entry: EntryBase): boolean {
-  if (entry.type !== "custom") return false;
-  const t = (entry as CustomEntry).customType;
-  return t === LEAF_MARKER_TYPE || t === TORN_MARKER_TYPE || t === SESSION_SETTINGS_TYPE || t === PROMPT_QUEUE_TYPE;
+  return entry.type === "custom" && isBookkeepingType((entry as CustomEntry).customType);
+}
+
+const BOOKKEEPING_TYPES = new Set([LEAF_MARKER_TYPE, TORN_MARKER_TYPE, SESSION_SETTINGS_TYPE, PROMPT_QUEUE_TYPE]);
+
+/** Whether a custom entry of this customType is pith's bookkeeping (what the index knows without a parse). */
+export function isBookkeepingType(customType: string | undefined): boolean {
+  return customType !== undefined && BOOKKEEPING_TYPES.has(customType);
 }

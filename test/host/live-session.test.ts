@@ -95,7 +95,7 @@ test("auto-compaction can be turned off, and that survives reopening", async (t)
   s.setAutoCompaction(false);
   const file = s.file.file;
   await h.close(s.id);
-  const again = h.open({ sessionFile: file });
+  const again = await h.open({ sessionFile: file });
   assert.equal(again.getState().autoCompactionEnabled, false);
   const events: SessionEvent[] = [];
   again.subscribe((e) => events.push(e));
@@ -176,13 +176,13 @@ test("a session is reopened from its file by id; unknown ids are -32010", async 
   const id = s.id;
   await h.close(id);
   await expectHostError(() => h.get(id), ErrorCode.SessionNotFound);
-  const again = h.open({ sessionId: id });
+  const again = await h.open({ sessionId: id });
   assert.equal(again.getState().name, "demo");
   await expectHostError(() => h.open({ sessionId: "0000" }), ErrorCode.SessionNotFound);
-  const fork = h.fork(id, again.file.entries()[0].id);
+  const fork = await h.fork(id, again.file.entries()[0].id);
   assert.notEqual(fork.id, id);
   await h.delete(fork.id);
-  assert.equal(h.list().some((x) => x.id === fork.id), false);
+  assert.equal((await h.list()).some((x) => x.id === fork.id), false);
   assert.ok(SessionFile.open(again.file.file, { readOnly: true }).entryCount >= 1);
 });
 
@@ -228,7 +228,7 @@ test("the auto-compaction setting belongs to the session: hidden from the tree, 
   await s.navigateTree(first);
   const file = s.file.file;
   await h.close(s.id);
-  assert.equal(h.open({ sessionFile: file }).getState().autoCompactionEnabled, false);
+  assert.equal((await h.open({ sessionFile: file })).getState().autoCompactionEnabled, false);
 });
 
 test("prompts queued for a run that is aborted do not leak into the next run", async (t) => {

@@ -114,7 +114,7 @@ test("closeSession keeps a queued prompt for the next open; abort drops it", asy
   await d.waitExit();
 });
 
-test("a prompt delivered just before a crash (before the shorter queue was recorded) is not restored twice", (t) => {
+test("a prompt delivered just before a crash (before the shorter queue was recorded) is not restored twice", async (t) => {
   const s = SessionFile.create({ cwd: "/w", sessionsDir: tempDir(t) });
   s.appendBookkeeping(PROMPT_QUEUE_TYPE, { items: [{ delivery: "followUp", text: "one", timestamp: 111 }, { delivery: "steer", text: "two", timestamp: 222 }] });
   s.appendMessage({ role: "user", content: "one", timestamp: 111 });
@@ -122,6 +122,6 @@ test("a prompt delivered just before a crash (before the shorter queue was recor
   const home = tempDir(t);
   const h = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), env: { PITH_HOME: home } });
   t.after(() => h.shutdown());
-  const live = h.open({ sessionFile: s.file });
+  const live = await h.open({ sessionFile: s.file });
   assert.deepEqual(live.getState().pending, { steer: 1, followUp: 0 });
 });

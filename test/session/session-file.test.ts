@@ -316,7 +316,7 @@ test("treeAsync gives the same tree as tree(), yielding to the event loop on the
   s.appendMessage(user("side"));
   let otherWorkRan = false;
   setImmediate(() => (otherWorkRan = true));
-  const building = s.treeAsync(7);
+  const building = s.treeAsync({ sliceMs: 0 });
   assert.equal(otherWorkRan, false);
   const asyncTree = await building;
   assert.ok(otherWorkRan, "other work ran while the tree was built");

@@ -1,0 +1,253 @@
+// Shapes bench (`npm run bench -- shapes`; BENCH_MB scales the files, default 100; BENCH_RUNS the
+// runs per figure, default 3): what pith's store costs on sessions of different shapes, beside
+// the plain parse of the same file (readFileSync + split + JSON.parse of every line) and Pi 0.58.3
+// (SessionManager.open + buildSessionContext, cut off after 30 s), in one run. Also listing 1,000
+// and 10,000 session files, and how long the daemon's event loop is held by the big calls
+// (another session's getState while they run).
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { listSessions } from "../src/session/list.js";
+import { startRpcDaemon } from "../test/support/daemon-client.js";
+import { SHAPES, writeShape, type ShapeName } from "./shapes.js";
+import { median, round, table } from "./util.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PI_CUTOFF_MS = 30_000;
+
+export interface ShapesBenchOptions {
+  mb?: number;
+  runs?: number;
+  shapes?: readonly ShapeName[];
+  /** files for the listing figures (default 1,000 and 10,000) */
+  listing?: readonly number[];
+  /** measure the daemon's event loop too (default true) */
+  eventLoop?: boolean;
+  log?: (line: string) => void;
+}
+
+type Json = Record<string, number>;
+
+function child(mode: string, file: string, timeoutMs = 600_000): Json | null {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench", "shapes-child.ts"), mode, file], { cwd: ROOT, encoding: "utf8", timeout: timeoutMs, maxBuffer: 1 << 20 });
+  if (r.error || r.status !== 0) {
+    if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT" || r.signal === "SIGTERM") return null;
+    throw new Error(`shapes child ${mode} failed: ${r.stderr}`);
+  }
+  return JSON.parse(r.stdout.trim().split("\n").pop() as string) as Json;
+}
+
+function medianOf(rows: Json[], key: string): number {
+  return median(rows.map((r) => r[key]));
+}
+
+export interface ShapeFigures {
+  shape: ShapeName;
+  mb: number;
+  entries: number;
+  plainMs: number;
+  piMs: number | null;
+  openMs: number;
+  tree1Ms: number;
+  tree2Ms: number;
+  navigateMs: number;
+  getMessagesMs: number;
+  heapAfterOpenMb: number;
+  maxRssMb: number;
+  plainMaxRssMb: number;
+}
+
+function measureShape(dir: string, shape: ShapeName, mb: number, runs: number): ShapeFigures {
+  const file = join(dir, `${shape}.jsonl`);
+  const info = writeShape(file, shape, Math.round(mb * 1e6));
+  const plain = Array.from({ length: runs }, () => child("plain", file)!);
+  const pi: Json[] = [];
+  for (let i = 0; i < runs; i++) {
+    const r = child("pi", file, PI_CUTOFF_MS);
+    if (!r) break; // over the cut-off: once is enough to know
+    pi.push(r);
+  }
+  const pith = Array.from({ length: runs }, (_, i) => {
+    // navigateTree writes a leaf marker: each run works on a copy
+    const copy = join(dir, `${shape}-run${i}.jsonl`);
+    copyFileSync(file, copy);
+    const r = child("pith", copy)!;
+    rmSync(copy, { force: true });
+    return r;
+  });
+  return {
+    shape,
+    mb: round(info.bytes / 1e6, 1),
+    entries: info.entries,
+    plainMs: medianOf(plain, "ms"),
+    piMs: pi.length === runs ? medianOf(pi, "ms") : null,
+    openMs: medianOf(pith, "open"),
+    tree1Ms: medianOf(pith, "tree1"),
+    tree2Ms: medianOf(pith, "tree2"),
+    navigateMs: medianOf(pith, "navigate"),
+    getMessagesMs: medianOf(pith, "getMessages"),
+    heapAfterOpenMb: medianOf(pith, "heapAfterOpenMb"),
+    maxRssMb: medianOf(pith, "maxRssMb"),
+    plainMaxRssMb: medianOf(plain, "maxRssMb"),
+  };
+}
+
+/** `n` small session files (copies of a few generated ones) under one sessions folder. */
+function sessionsDir(dir: string, n: number): string {
+  // <dir>/listing-<n>/sessions: the layout under a $PITH_HOME
+  const root = join(dir, `listing-${n}`, "sessions");
+  const samples = ["prose", "code", "pi-custom"].map((shape, i) => {
+    const f = join(dir, `sample-${i}.jsonl`);
+    writeShape(f, shape as ShapeName, 6000 + i * 3000, i + 1);
+    return f;
+  });
+  for (let i = 0; i < n; i++) {
+    const cwdDir = join(root, `--home-dev-project${i % 50}--`);
+    if (i < 50) mkdirSync(cwdDir, { recursive: true });
+    copyFileSync(samples[i % samples.length], join(cwdDir, `2025-01-06T09-00-00-${String(i).padStart(6, "0")}Z_s${i}.jsonl`));
+  }
+  return root;
+}
+
+function plainParseAll(root: string): number {
+  const t0 = performance.now();
+  for (const d of readdirSync(root)) {
+    for (const f of readdirSync(join(root, d))) {
+      for (const line of readFileSync(join(root, d, f), "utf8").split("\n")) if (line) JSON.parse(line);
+    }
+  }
+  return performance.now() - t0;
+}
+
+interface Held {
+  call: string;
+  p99: number;
+  max: number;
+  callMs: number;
+}
+
+/** Another session's getState round trips while `call` runs in the daemon: how long the event loop is held. */
+async function eventLoop(dir: string, bigFile: string, listed: string): Promise<Held[]> {
+  const fns: (() => unknown)[] = [];
+  const hooks = { after: (fn: () => unknown) => void fns.push(fn) };
+  const home = join(dir, "daemon-home");
+  mkdirSync(home, { recursive: true });
+  const d = startRpcDaemon(hooks, { home, cwd: dir });
+  try {
+    await d.peer.initialize();
+    const other = await d.peer.request("createSession", { cwd: dir });
+    const out: Held[] = [];
+    const during = async (call: string, fn: () => Promise<unknown>) => {
+      const times: number[] = [];
+      let done = false;
+      const t0 = performance.now();
+      const work = fn().finally(() => (done = true));
+      while (!done) {
+        const s = performance.now();
+        await d.peer.request("getState", { sessionId: other.sessionId });
+        times.push(performance.now() - s);
+      }
+      await work;
+      const callMs = performance.now() - t0;
+      times.sort((a, b) => a - b);
+      out.push({ call, p99: round(times[Math.floor(times.length * 0.99)] ?? 0, 1), max: round(times.at(-1) ?? 0, 1), callMs: round(callMs, 1) });
+    };
+    const copy = join(dir, "event-loop.jsonl");
+    copyFileSync(bigFile, copy);
+    let sessionId = "";
+    await during("openSession", async () => (sessionId = (await d.peer.request("openSession", { sessionFile: copy }, 120_000)).sessionId));
+    await during("getTree (first)", () => d.peer.request("getTree", { sessionId }, 120_000));
+    const tree = await d.peer.request("getTree", { sessionId });
+    await during("navigateTree", () => d.peer.request("navigateTree", { sessionId, targetId: tree.entries[10].id }, 120_000));
+    await during("getMessages", () => d.peer.request("getMessages", { sessionId }, 120_000));
+    // listing reads $PITH_HOME/sessions: point a second daemon at the 10,000 files
+    d.endStdin();
+    await d.waitExit();
+    const d2 = startRpcDaemon(hooks, { home: join(listed, ".."), cwd: dir });
+    await d2.peer.initialize();
+    const other2 = await d2.peer.request("createSession", { cwd: dir });
+    const times: number[] = [];
+    let done = false;
+    const t0 = performance.now();
+    const work = d2.peer.request("listSessions", {}, 120_000).finally(() => (done = true));
+    while (!done) {
+      const s = performance.now();
+      await d2.peer.request("getState", { sessionId: other2.sessionId });
+      times.push(performance.now() - s);
+    }
+    await work;
+    times.sort((a, b) => a - b);
+    out.push({ call: "listSessions", p99: round(times[Math.floor(times.length * 0.99)] ?? 0, 1), max: round(times.at(-1) ?? 0, 1), callMs: round(performance.now() - t0, 1) });
+    d2.endStdin();
+    await d2.waitExit();
+    return out;
+  } finally {
+    for (const fn of fns.reverse()) await fn();
+  }
+}
+
+export async function runShapesBench(opts: ShapesBenchOptions = {}) {
+  const mb = opts.mb ?? Number(process.env.BENCH_MB ?? 100);
+  const runs = opts.runs ?? Number(process.env.BENCH_RUNS ?? 3);
+  const log = opts.log ?? ((line: string) => console.log(line));
+  const shapes = opts.shapes ?? SHAPES;
+  const dir = mkdtempSync(join(tmpdir(), "pith-shapes-bench-"));
+  try {
+    log(`shapes bench: ${shapes.length} shapes of ${mb} MB, ${runs} run(s) each, in ${dir}`);
+    const figures: ShapeFigures[] = [];
+    for (const shape of shapes) figures.push(measureShape(dir, shape, mb, runs));
+    const x = (ms: number, base: number) => `${round(ms / base, 2)}x`;
+    log(
+      table([
+        ["shape", "MB", "entries", "plain ms", "Pi ms", "open ms", "open/plain", "Pi/open", "tree 1", "tree1/plain", "tree 2 ms", "navigate ms", "getMessages ms", "heap MB/100MB", "peak RSS MB"],
+        ...figures.map((f) => [
+          f.shape,
+          f.mb,
+          f.entries,
+          round(f.plainMs),
+          f.piMs === null ? `>${PI_CUTOFF_MS / 1000}s` : round(f.piMs),
+          round(f.openMs),
+          x(f.openMs, f.plainMs),
+          f.piMs === null ? "-" : `${round(f.piMs / f.openMs, 1)}x`,
+          round(f.tree1Ms),
+          x(f.tree1Ms, f.plainMs),
+          round(f.tree2Ms),
+          round(f.navigateMs, 1),
+          round(f.getMessagesMs, 1),
+          round((f.heapAfterOpenMb / f.mb) * 100, 1),
+          f.maxRssMb,
+        ]),
+      ]),
+    );
+    const listing: { files: number; listMs: number; plainMs: number }[] = [];
+    let listed = "";
+    for (const n of opts.listing ?? [1000, 10_000]) {
+      const root = sessionsDir(dir, n);
+      listed = root;
+      const plainMs = median([0, 1, 2].slice(0, Math.max(1, Math.min(runs, 3))).map(() => plainParseAll(root)));
+      const listMs = median([0, 1, 2].slice(0, Math.max(1, Math.min(runs, 3))).map(() => {
+        const t0 = performance.now();
+        const n2 = listSessions(root).length;
+        if (n2 !== n) throw new Error(`listed ${n2} of ${n}`);
+        return performance.now() - t0;
+      }));
+      listing.push({ files: n, listMs: round(listMs), plainMs: round(plainMs) });
+    }
+    log(`\nlistSessions: ${listing.map((l) => `${l.files} files ${l.listMs} ms (plain parse of the files ${l.plainMs} ms, ${round(l.listMs / l.plainMs, 2)}x)`).join("; ")}`);
+    let held: Held[] = [];
+    if (opts.eventLoop !== false) {
+      const big = join(dir, "never-compacted.jsonl");
+      if (!figures.some((f) => f.shape === "never-compacted")) writeShape(big, "never-compacted", Math.round(mb * 1e6));
+      held = await eventLoop(dir, big, listed);
+      log("\nthe daemon's event loop while a big call runs (another session's getState, ms):");
+      log(table([["call", "call ms", "getState p99", "getState max"], ...held.map((h) => [h.call, h.callMs, h.p99, h.max])]));
+    }
+    const result = { bench: "shapes", mb, runs, figures, listing, eventLoop: held };
+    log(JSON.stringify(result));
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
