@@ -1,5 +1,5 @@
 // Shapes bench (`npm run bench -- shapes`; BENCH_MB scales the files, default 100; BENCH_RUNS the
-// runs per figure, default 3): what pith's store costs on sessions of different shapes, beside
+// runs per figure, default 3; BENCH_SHAPES=prose,tiny picks shapes): what pith's store costs on sessions of different shapes, beside
 // the plain parse of the same file (readFileSync + split + JSON.parse of every line) and Pi 0.58.3
 // (SessionManager.open + buildSessionContext, cut off after 30 s), in one run. Also listing 1,000
 // and 10,000 session files, and how long the daemon's event loop is held by the big calls
@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listSessions } from "../src/session/list.js";
-import { startRpcDaemon } from "../test/support/daemon-client.js";
+import { startServeDaemon } from "../test/support/daemon-client.js";
+import { measureLoopHold } from "./loop-probe.js";
 import { SHAPES, writeShape, type ShapeName } from "./shapes.js";
 import { median, round, table } from "./util.js";
 
@@ -128,60 +129,43 @@ interface Held {
   callMs: number;
 }
 
-/** Another session's getState round trips while `call` runs in the daemon: how long the event loop is held. */
+/** Another session's getState round trips while each big call runs in the daemon: how long its event loop is held. */
 async function eventLoop(dir: string, bigFile: string, listed: string): Promise<Held[]> {
   const fns: (() => unknown)[] = [];
   const hooks = { after: (fn: () => unknown) => void fns.push(fn) };
-  const home = join(dir, "daemon-home");
-  mkdirSync(home, { recursive: true });
-  const d = startRpcDaemon(hooks, { home, cwd: dir });
-  try {
-    await d.peer.initialize();
-    const other = await d.peer.request("createSession", { cwd: dir });
-    const out: Held[] = [];
+  const out: Held[] = [];
+  // the calls go over stdio from here; the probe asks over a WebSocket from its own thread
+  const serve = async (home: string) => {
+    const d = await startServeDaemon(hooks, { home, cwd: dir, stdio: true });
+    await d.peer!.initialize();
+    const other = await d.peer!.request("createSession", { cwd: dir });
+    const target = { url: d.wsUrl, token: d.token, sessionId: other.sessionId as string };
     const during = async (call: string, fn: () => Promise<unknown>) => {
-      const times: number[] = [];
-      let done = false;
-      const t0 = performance.now();
-      const work = fn().finally(() => (done = true));
-      while (!done) {
-        const s = performance.now();
-        await d.peer.request("getState", { sessionId: other.sessionId });
-        times.push(performance.now() - s);
-      }
-      await work;
-      const callMs = performance.now() - t0;
-      times.sort((a, b) => a - b);
-      out.push({ call, p99: round(times[Math.floor(times.length * 0.99)] ?? 0, 1), max: round(times.at(-1) ?? 0, 1), callMs: round(callMs, 1) });
+      const h = await measureLoopHold(target, fn);
+      out.push({ call, p99: round(h.p99, 1), max: round(h.max, 1), callMs: round(h.callMs, 1) });
     };
+    return { d, peer: d.peer!, during };
+  };
+  try {
+    const home = join(dir, "daemon-home");
+    mkdirSync(home, { recursive: true });
+    const { d, peer, during } = await serve(home);
     const copy = join(dir, "event-loop.jsonl");
     copyFileSync(bigFile, copy);
     let sessionId = "";
-    await during("openSession", async () => (sessionId = (await d.peer.request("openSession", { sessionFile: copy }, 120_000)).sessionId));
-    await during("getTree (first)", () => d.peer.request("getTree", { sessionId }, 120_000));
-    const tree = await d.peer.request("getTree", { sessionId });
-    await during("navigateTree", () => d.peer.request("navigateTree", { sessionId, targetId: tree.entries[10].id }, 120_000));
-    await during("getMessages", () => d.peer.request("getMessages", { sessionId }, 120_000));
-    // listing reads $PITH_HOME/sessions: point a second daemon at the 10,000 files
-    d.endStdin();
+    await during("openSession", async () => (sessionId = (await peer.request("openSession", { sessionFile: copy }, 120_000)).sessionId));
+    await during("getTree (first)", () => peer.request("getTree", { sessionId }, 120_000));
+    const tree = await peer.request("getTree", { sessionId });
+    await during("navigateTree", () => peer.request("navigateTree", { sessionId, targetId: tree.entries[10].id }, 120_000));
+    await during("getMessages", () => peer.request("getMessages", { sessionId }, 120_000));
+    await during("forkSession", () => peer.request("forkSession", { sessionId, entryId: tree.entries.at(-1).id }, 120_000));
+    d.proc.kill("SIGTERM");
     await d.waitExit();
-    const d2 = startRpcDaemon(hooks, { home: join(listed, ".."), cwd: dir });
-    await d2.peer.initialize();
-    const other2 = await d2.peer.request("createSession", { cwd: dir });
-    const times: number[] = [];
-    let done = false;
-    const t0 = performance.now();
-    const work = d2.peer.request("listSessions", {}, 120_000).finally(() => (done = true));
-    while (!done) {
-      const s = performance.now();
-      await d2.peer.request("getState", { sessionId: other2.sessionId });
-      times.push(performance.now() - s);
-    }
-    await work;
-    times.sort((a, b) => a - b);
-    out.push({ call: "listSessions", p99: round(times[Math.floor(times.length * 0.99)] ?? 0, 1), max: round(times.at(-1) ?? 0, 1), callMs: round(performance.now() - t0, 1) });
-    d2.endStdin();
-    await d2.waitExit();
+    // listing reads $PITH_HOME/sessions: a second daemon pointed at the 10,000 files
+    const second = await serve(join(listed, ".."));
+    await second.during("listSessions", () => second.peer.request("listSessions", {}, 120_000));
+    second.d.proc.kill("SIGTERM");
+    await second.d.waitExit();
     return out;
   } finally {
     for (const fn of fns.reverse()) await fn();
@@ -192,7 +176,9 @@ export async function runShapesBench(opts: ShapesBenchOptions = {}) {
   const mb = opts.mb ?? Number(process.env.BENCH_MB ?? 100);
   const runs = opts.runs ?? Number(process.env.BENCH_RUNS ?? 3);
   const log = opts.log ?? ((line: string) => console.log(line));
-  const shapes = opts.shapes ?? SHAPES;
+  const only = process.env.BENCH_SHAPES?.split(",").filter(Boolean) as ShapeName[] | undefined;
+  for (const name of only ?? []) if (!SHAPES.includes(name)) throw new Error(`BENCH_SHAPES: unknown shape ${name} (${SHAPES.join(", ")})`);
+  const shapes = opts.shapes ?? only ?? SHAPES;
   const dir = mkdtempSync(join(tmpdir(), "pith-shapes-bench-"));
   try {
     log(`shapes bench: ${shapes.length} shapes of ${mb} MB, ${runs} run(s) each, in ${dir}`);

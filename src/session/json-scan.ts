@@ -45,7 +45,18 @@ export class Cursor {
 
   /** After an opening quote at pos: the index of the closing one (escapes allowed), or -1. */
   stringEnd(): number {
-    let from = this.pos + 1;
+    // short strings (keys, types, roles) by hand: a native search costs more to call than to run
+    const near = Math.min(this.end, this.pos + 33);
+    for (let i = this.pos + 1; i < near; i++) {
+      const c = this.buf[i];
+      if (c === QUOTE) return i; // no backslash before it: not escaped
+      if (c === BACKSLASH) return this.closingQuoteFrom(i);
+    }
+    return this.closingQuoteFrom(near);
+  }
+
+  /** The first quote at or after `from` that no backslash escapes, or -1 (the search stops at the next quote past end). */
+  private closingQuoteFrom(from: number): number {
     for (;;) {
       const q = this.buf.indexOf(QUOTE, from);
       if (q === -1 || q >= this.end) return -1;
@@ -73,40 +84,64 @@ export class Cursor {
     return null;
   }
 
-  /**
-   * The string value at pos (an opening quote), decoded as JSON.parse would, but only its first
-   * `maxBytes` bytes or so: `whole` says whether that is all of it. null if it is not a string.
-   */
-  stringPrefix(maxBytes: number): { text: string; whole: boolean } | null {
+  /** The string value at pos (an opening quote): the span of its contents, escapes undecoded; null if it is not a string. */
+  stringSpan(): { start: number; end: number } | null {
     if (this.buf[this.pos] !== QUOTE) return null;
     const q = this.stringEnd();
     if (q < 0) return null;
-    const start = this.pos + 1;
-    let cut = q;
-    if (q - start > maxBytes) {
-      cut = start + maxBytes;
-      // not inside a UTF-8 character, nor inside an escape (\uXXXX is 6 bytes)
-      while (cut > start && (this.buf[cut] & 0xc0) === 0x80) cut--;
-      for (let i = Math.max(start, cut - 6); i < cut; i++) {
-        if (this.buf[i] === BACKSLASH) {
-          cut = i;
-          break;
-        }
-      }
-    }
+    const span = { start: this.pos + 1, end: q };
     this.pos = q + 1;
+    return span;
+  }
+
+  /**
+   * The contents of a string span decoded as JSON.parse would, but only its first `maxBytes`
+   * bytes or so: `whole` says whether that is all of it. null if the escapes do not parse.
+   */
+  decode(span: { start: number; end: number }, maxBytes: number): { text: string; whole: boolean } | null {
+    const { start, end } = span;
+    let cut = end;
+    if (end - start > maxBytes) {
+      cut = start + maxBytes;
+      // not inside a UTF-8 character
+      while (cut > start && (this.buf[cut] & 0xc0) === 0x80) cut--;
+    }
+    // one pass over what is decoded: escapes (not cut inside one) and control characters (which
+    // JSON.parse refuses)
+    let escapes = false;
+    for (let i = start; i < cut; i++) {
+      const b = this.buf[i];
+      if (b < 0x20) return null;
+      if (b !== BACKSLASH) continue;
+      escapes = true;
+      const len = this.buf[i + 1] === 0x75 ? 6 : 2;
+      if (i + len > cut) {
+        cut = i;
+        break;
+      }
+      i += len - 1;
+    }
     const raw = this.buf.toString("utf8", start, cut);
-    if (raw.indexOf("\\") === -1 && !/[\u0000-\u001f]/.test(raw)) return { text: raw, whole: cut === q };
+    if (!escapes) return { text: raw, whole: cut === end };
     // escapes: decoded by JSON.parse itself, so they mean exactly what they mean there
     try {
-      return { text: JSON.parse(`"${raw}"`) as string, whole: cut === q };
+      return { text: JSON.parse(`"${raw}"`) as string, whole: cut === end };
     } catch {
       return null;
     }
   }
 
+  /** stringSpan, decoded (see decode). */
+  stringPrefix(maxBytes: number): { text: string; whole: boolean } | null {
+    const span = this.stringSpan();
+    return span && this.decode(span, maxBytes);
+  }
+
   is(span: { start: number; end: number }, key: Buffer): boolean {
-    return span.end - span.start === key.length && this.buf.compare(key, 0, key.length, span.start, span.end) === 0;
+    if (span.end - span.start !== key.length) return false;
+    // keys are short: compared by hand (Buffer.compare's call was a tenth of a tiny entry's sketch)
+    for (let i = 0; i < key.length; i++) if (this.buf[span.start + i] !== key[i]) return false;
+    return true;
   }
 
   /** Skips any value; false when it is not well formed as far as can be told. */

@@ -2,6 +2,7 @@
 // parsing of entries, appends, leaf moves, forks. One writer per file (FileLock).
 import { randomUUID } from "node:crypto";
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, statSync } from "node:fs";
+import * as fsp from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { StoredMessage } from "../messages/types.js";
 import { PRIVATE_DIR, PRIVATE_FILE, fsyncDir, writeAll, writeFileAtomic } from "./atomic-write.js";
@@ -54,6 +55,17 @@ const UNREADABLE = "unreadable";
 const RUN_BYTES = 4 << 20;
 /** with gaps (lines not asked for, e.g. bookkeeping) of at most this many. */
 const RUN_GAP_BYTES = 64 << 10;
+
+/** An entry of a fork's path, serialized. */
+interface ForkLine {
+  id: string;
+  line: string;
+}
+
+/** Adds `e` to a fork's lines unless a fork leaves it behind (labels are re-applied, bookkeeping stays). */
+function forkLine(e: SessionEntry, lines: ForkLine[]): void {
+  if (e.type !== "label" && !isBookkeeping(e)) lines.push({ id: e.id, line: JSON.stringify(e) });
+}
 
 export class SessionFile {
   readonly file: string;
@@ -517,19 +529,29 @@ export class SessionFile {
    */
   fork(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): SessionFile {
     this.requireEntry(entryId);
-    return this.writeFork(entryId, this.branchPath(entryId, { keep: false }), options);
+    const lines: ForkLine[] = [];
+    for (const e of this.branchPath(entryId, { keep: false })) forkLine(e, lines);
+    const fork = this.forkFile(lines, options);
+    writeNewFile(fork.file, fork.lines.join("\n") + "\n");
+    return SessionFile.open(fork.file);
   }
 
-  /** `fork`, reading the path in slices that give the event loop back (a long never-compacted branch is the whole file). */
+  /**
+   * `fork`, giving the event loop back while it reads the path and opens the copy (a long
+   * never-compacted branch is the whole file).
+   */
   async forkAsync(entryId: string, options: { sessionsDir?: string; cwd?: string } = {}): Promise<SessionFile> {
     this.requireEntry(entryId);
-    const path: SessionEntry[] = [];
-    await this.eachParsedAsync(this.pathRecords(entryId), false, (_r, e) => path.push(e));
-    return this.writeFork(entryId, path, options);
+    const lines: ForkLine[] = [];
+    // serialized as they are read: a path's lines are a fraction of its parsed entries' heap
+    await this.eachParsedAsync(this.pathRecords(entryId), false, (_r, e) => forkLine(e, lines));
+    const fork = this.forkFile(lines, options);
+    await writeNewFileAsync(fork.file, fork.lines);
+    return SessionFile.openAsync(fork.file);
   }
 
-  private writeFork(entryId: string, branch: SessionEntry[], options: { sessionsDir?: string; cwd?: string }): SessionFile {
-    const path = branch.filter((e) => e.type !== "label" && !isBookkeeping(e));
+  /** The fork's file name and lines: header, the path's lines, and its labels re-applied at the end. */
+  private forkFile(path: readonly ForkLine[], options: { sessionsDir?: string; cwd?: string }): { file: string; lines: string[] } {
     const id = randomUUID();
     const timestamp = new Date().toISOString();
     const cwd = options.cwd ? resolve(options.cwd) : this.cwd;
@@ -537,18 +559,17 @@ export class SessionFile {
     const labels = this.labels();
     const taken = new Set(path.map((e) => e.id));
     let parentId: string | null = path.length > 0 ? path[path.length - 1].id : null;
-    const labelEntries: LabelEntry[] = [];
+    const labelLines: string[] = [];
     for (const e of path) {
       const label = labels.get(e.id);
       if (!label) continue;
       const labelEntry: LabelEntry = { type: "label", id: newEntryId(taken), parentId, timestamp, targetId: e.id, label };
       taken.add(labelEntry.id);
       parentId = labelEntry.id;
-      labelEntries.push(labelEntry);
+      labelLines.push(JSON.stringify(labelEntry));
     }
     const file = sessionFilePath(options.sessionsDir ?? dirname(dirname(this.file)), cwd, timestamp, id);
-    writeNewFile(file, [header, ...path, ...labelEntries].map((e) => JSON.stringify(e)).join("\n") + "\n");
-    return SessionFile.open(file);
+    return { file, lines: [JSON.stringify(header), ...path.map((e) => e.line), ...labelLines] };
   }
 
   /** Flushes appended lines to stable storage. */
@@ -716,6 +737,30 @@ function writeNewFile(file: string, content: string): void {
     fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+  fsyncDir(dirname(file));
+}
+
+/** writeNewFile for a big file (a fork of a long branch): written a megabyte at a time and synced off the event loop. */
+async function writeNewFileAsync(file: string, lines: readonly string[]): Promise<void> {
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+  const handle = await fsp.open(file, "wx", PRIVATE_FILE);
+  try {
+    let batch: string[] = [];
+    let size = 0;
+    for (const line of lines) {
+      batch.push(line);
+      size += line.length + 1;
+      if (size >= 1 << 20) {
+        await handle.write(batch.join("\n") + "\n");
+        batch = [];
+        size = 0;
+      }
+    }
+    if (batch.length > 0) await handle.write(batch.join("\n") + "\n");
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
   fsyncDir(dirname(file));
 }

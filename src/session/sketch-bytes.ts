@@ -7,8 +7,11 @@
 import { Cursor } from "./json-scan.js";
 import { clip, clipInfo, type EntrySketch } from "./tree.js";
 
-/** Bytes of a text decoded for its preview (the preview shows 120 characters). */
-const PREFIX_BYTES = 4096;
+/**
+ * Bytes of a text decoded for its preview (the preview shows 120 characters): 192 fill it for
+ * most texts; whitespace runs and multi-byte characters get longer tries.
+ */
+const PREFIX_TRIES = [192, 1024, 16384];
 
 const KEYS = {
   type: Buffer.from("type"),
@@ -23,50 +26,65 @@ const KEYS = {
   customType: Buffer.from("customType"),
 };
 
-type Text = { text: string; whole: boolean };
+/** A string value's contents in the line, decoded only when the preview is made. */
+type Span = { start: number; end: number };
 
 /** What the preview of a message needs from it. */
 interface MessageParts {
   role?: string;
   /** the content was a string */
-  contentText?: Text;
+  contentText?: Span;
   /** the content was an array: its text blocks' texts, and the names of its tool calls */
-  textBlocks?: Text[];
+  textBlocks?: Span[];
   toolNames?: string[];
-  command?: Text;
+  command?: Span;
   stopReason?: string;
 }
 
-/** Reads a key's value once; a key seen twice (JSON.parse would take the last) is left to the parser. */
-function once(seen: Set<string>, key: string): boolean {
-  if (seen.has(key)) return false;
-  seen.add(key);
-  return true;
+/** Keys already read in the object being walked, as bits. */
+class Seen {
+  private bits = 0;
+  /** Reads a key's value once; a key seen twice (JSON.parse would take the last) is left to the parser. */
+  once(bit: number): boolean {
+    if (this.bits & bit) return false;
+    this.bits |= bit;
+    return true;
+  }
 }
+const B_TYPE = 1;
+const B_TEXT = 2;
+const B_NAME = 4;
+const B_ROLE = 8;
+const B_CONTENT = 16;
+const B_COMMAND = 32;
+const B_STOP = 64;
+const B_MESSAGE = 128;
+const B_SUMMARY = 256;
+const B_CUSTOM = 512;
 
 function readBlock(c: Cursor, parts: MessageParts): boolean {
   let type: string | undefined;
-  let text: Text | undefined;
+  let text: Span | undefined;
   let name: string | undefined;
-  const seen = new Set<string>();
+  const seen = new Seen();
   const ok = c.object((k) => {
     if (c.is(k, KEYS.type)) {
-      if (!once(seen, "type")) return false;
+      if (!seen.once(B_TYPE)) return false;
       const s = c.stringPrefix(256);
       if (!s || !s.whole) return false;
       type = s.text;
       return true;
     }
     if (c.is(k, KEYS.text)) {
-      if (!once(seen, "text")) return false;
+      if (!seen.once(B_TEXT)) return false;
       if (c.buf[c.pos] !== 0x22) return c.skipValue();
-      const s = c.stringPrefix(PREFIX_BYTES);
+      const s = c.stringSpan();
       if (!s) return false;
       text = s;
       return true;
     }
     if (c.is(k, KEYS.name)) {
-      if (!once(seen, "name")) return false;
+      if (!seen.once(B_NAME)) return false;
       const s = c.stringPrefix(1024);
       if (!s || !s.whole) return false;
       name = s.text;
@@ -86,7 +104,7 @@ function readBlock(c: Cursor, parts: MessageParts): boolean {
 function readContent(c: Cursor, parts: MessageParts): boolean {
   const first = c.buf[c.pos];
   if (first === 0x22) {
-    const s = c.stringPrefix(PREFIX_BYTES);
+    const s = c.stringSpan();
     if (!s) return false;
     parts.contentText = s;
     return true;
@@ -114,25 +132,25 @@ function readContent(c: Cursor, parts: MessageParts): boolean {
 
 function readMessage(c: Cursor): MessageParts | undefined {
   const parts: MessageParts = {};
-  const seen = new Set<string>();
+  const seen = new Seen();
   const ok = c.object((k) => {
     if (c.is(k, KEYS.role)) {
-      if (!once(seen, "role")) return false;
+      if (!seen.once(B_ROLE)) return false;
       const s = c.stringPrefix(256);
       if (!s || !s.whole) return false;
       parts.role = s.text;
       return true;
     }
-    if (c.is(k, KEYS.content)) return once(seen, "content") && readContent(c, parts);
+    if (c.is(k, KEYS.content)) return seen.once(B_CONTENT) && readContent(c, parts);
     if (c.is(k, KEYS.command)) {
-      if (!once(seen, "command")) return false;
-      const s = c.stringPrefix(PREFIX_BYTES);
+      if (!seen.once(B_COMMAND)) return false;
+      const s = c.stringSpan();
       if (!s) return false;
       parts.command = s;
       return true;
     }
     if (c.is(k, KEYS.stopReason)) {
-      if (!once(seen, "stopReason")) return false;
+      if (!seen.once(B_STOP)) return false;
       const s = c.stringPrefix(256);
       if (!s || !s.whole) return false;
       parts.stopReason = s.text;
@@ -143,23 +161,40 @@ function readMessage(c: Cursor): MessageParts | undefined {
   return ok ? parts : undefined;
 }
 
-/** clip over texts that may be prefixes: undefined when a cut text might have changed the preview. */
-function clipTexts(texts: Text[]): string | undefined {
-  const cut = texts.findIndex((t) => !t.whole);
-  if (cut < 0) return clip(...texts.map((t) => t.text));
-  // the texts up to the first cut one must fill the preview by themselves: then the rest of it
-  // (and whatever follows) could not have changed it
-  const info = clipInfo(texts.slice(0, cut + 1).map((t) => t.text));
-  return info.full ? info.text : undefined;
+/**
+ * clip over the texts, decoding only their starts: undefined when what was decoded cannot say
+ * for sure what the preview of the whole texts is (or an escape does not decode).
+ */
+function clipTexts(c: Cursor, spans: readonly Span[]): string | undefined {
+  for (const maxBytes of PREFIX_TRIES) {
+    const texts: string[] = [];
+    let cut = false;
+    for (const span of spans) {
+      const d = c.decode(span, maxBytes);
+      if (!d) return undefined;
+      texts.push(d.text);
+      // the texts up to a cut one must fill the preview by themselves: then the rest of it (and
+      // whatever follows) could not have changed it
+      if (!d.whole) {
+        cut = true;
+        break;
+      }
+    }
+    if (!cut) return clip(...texts);
+    const info = clipInfo(texts);
+    if (info.full) return info.text;
+  }
+  return undefined;
 }
 
-function messagePreview(m: MessageParts): string | undefined {
-  let pieces: Text[];
+function messagePreview(c: Cursor, m: MessageParts): string | undefined {
+  let pieces: Span[];
   if (m.role === "bashExecution") pieces = m.command ? [m.command] : [];
   else if (m.role === "compactionSummary" || m.role === "branchSummary") return undefined;
   else if (m.contentText) pieces = [m.contentText];
   else pieces = m.textBlocks ?? [];
-  if (pieces.length > 1 || (pieces[0] && pieces[0].text.length > 0)) return clipTexts(pieces);
+  // an empty first text (two quotes) counts as no text, as in previewOf
+  if (pieces.length > 1 || (pieces[0] && pieces[0].end > pieces[0].start)) return clipTexts(c, pieces);
   if (m.role === "assistant") {
     if (!m.toolNames) return undefined;
     if (m.toolNames.length > 0) return clip(`[tool calls: ${m.toolNames.join(", ")}]`);
@@ -176,31 +211,31 @@ export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySk
   c.skipSpace();
   let type: string | undefined;
   let message: MessageParts | undefined;
-  let summary: Text | undefined;
+  let summary: Span | undefined;
   let customType: string | undefined;
-  const seen = new Set<string>();
+  const seen = new Seen();
   const ok = c.object((k) => {
     if (c.is(k, KEYS.type)) {
-      if (!once(seen, "type")) return false;
+      if (!seen.once(B_TYPE)) return false;
       const s = c.stringPrefix(256);
       if (!s || !s.whole) return false;
       type = s.text;
       return true;
     }
     if (c.is(k, KEYS.message)) {
-      if (!once(seen, "message") || c.buf[c.pos] !== 0x7b) return false;
+      if (!seen.once(B_MESSAGE) || c.buf[c.pos] !== 0x7b) return false;
       message = readMessage(c);
       return message !== undefined;
     }
     if (c.is(k, KEYS.summary)) {
-      if (!once(seen, "summary")) return false;
-      const s = c.stringPrefix(PREFIX_BYTES);
+      if (!seen.once(B_SUMMARY)) return false;
+      const s = c.stringSpan();
       if (!s) return false;
       summary = s;
       return true;
     }
     if (c.is(k, KEYS.customType)) {
-      if (!once(seen, "customType")) return false;
+      if (!seen.once(B_CUSTOM)) return false;
       const s = c.stringPrefix(1024);
       if (!s || !s.whole) return false;
       customType = s.text;
@@ -213,12 +248,12 @@ export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySk
   if (c.pos !== end) return undefined;
   if (type === "message") {
     if (!message || message.role === undefined) return undefined;
-    const preview = messagePreview(message);
+    const preview = messagePreview(c, message);
     return preview === undefined ? undefined : { preview, role: message.role };
   }
   if (type === "compaction" || type === "branch_summary") {
     if (!summary) return undefined;
-    const preview = clipTexts([summary]);
+    const preview = clipTexts(c, [summary]);
     return preview === undefined ? undefined : { preview };
   }
   if (type === "custom") return customType === undefined ? undefined : { preview: customType };

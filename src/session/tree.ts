@@ -41,26 +41,39 @@ export function clip(...pieces: string[]): string {
   return clipInfo(pieces).text;
 }
 
+/** The preview's characters, as codes and, while they fit, as latin1 bytes (a native decode makes the string). */
+const CODES = new Uint16Array(PREVIEW_CHARS + 2);
+const BYTES = Buffer.alloc(PREVIEW_CHARS + 2);
+
 /** clip, and whether the preview was filled (more text could not have changed it). */
 export function clipInfo(pieces: readonly string[]): { text: string; full: boolean } {
-  const codes: number[] = [];
+  let n = 0;
+  let wide = false;
   let space = false;
-  for (let p = 0; p < pieces.length && codes.length <= PREVIEW_CHARS; p++) {
+  for (let p = 0; p < pieces.length && n <= PREVIEW_CHARS; p++) {
     const text = pieces[p];
-    if (p > 0) space = codes.length > 0;
-    for (let i = 0; i < text.length && codes.length <= PREVIEW_CHARS; i++) {
+    if (p > 0) space = n > 0;
+    for (let i = 0; i < text.length && n <= PREVIEW_CHARS; i++) {
       const c = text.charCodeAt(i);
       if (isSpace(c)) {
-        space = codes.length > 0;
+        space = n > 0;
         continue;
       }
-      if (space) codes.push(0x20);
+      if (space) {
+        CODES[n] = 0x20;
+        BYTES[n++] = 0x20;
+      }
       space = false;
-      codes.push(c);
+      if (c > 0xff) wide = true;
+      CODES[n] = c;
+      BYTES[n++] = c;
     }
   }
-  if (codes.length > PREVIEW_CHARS) return { text: `${String.fromCharCode(...codes.slice(0, PREVIEW_CHARS - 1))}…`, full: true };
-  return { text: String.fromCharCode(...codes), full: false };
+  const full = n > PREVIEW_CHARS;
+  const len = full ? PREVIEW_CHARS - 1 : n;
+  // fresh strings, never slices of the texts
+  const text = wide ? String.fromCharCode(...CODES.subarray(0, len)) : BYTES.toString("latin1", 0, len);
+  return { text: full ? `${text}…` : text, full };
 }
 
 /** The texts messageText would join, without joining them. */
@@ -124,42 +137,91 @@ export function sketchOf(entry: SessionEntry): EntrySketch {
   return entry.type === "message" ? { preview: previewOf(entry), role: entry.message.role } : { preview: previewOf(entry) };
 }
 
+/**
+ * The tree view of `records` (file order, parents before children). Children hang off their
+ * parent's id (an id used twice shows its children under both, as a lookup by id would), an entry
+ * whose parent is not among the records is a root. Index arrays rather than a map of lists: a
+ * session of 600k tiny entries spent most of its tree here.
+ */
 export function buildTreeView(
   records: readonly EntryRecord[],
   sketch: (r: EntryRecord) => EntrySketch,
   labels: ReadonlyMap<string, string>,
   leafId: string | null,
 ): TreeView {
-  const present = new Set(records.map((r) => r.id));
-  const children = new Map<string | null, EntryRecord[]>();
-  for (const r of records) {
-    const parent = r.parentId !== null && present.has(r.parentId) ? r.parentId : null;
-    let list = children.get(parent);
-    if (!list) children.set(parent, (list = []));
-    list.push(r);
+  const n = records.length;
+  const ROOT = n;
+  // group: the first record with each id; children are counted per group
+  const first = new Map<string, number>();
+  const group = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const id = records[i].id;
+    const g = first.get(id);
+    if (g === undefined) first.set(id, (group[i] = i));
+    else group[i] = g;
   }
-  // stable sort keeps file order for equal timestamps
-  for (const list of children.values()) list.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  const parent = new Int32Array(n);
+  const counts = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const pid = records[i].parentId;
+    const g = pid === null ? undefined : first.get(pid);
+    parent[i] = g === undefined ? ROOT : g;
+    counts[parent[i]]++;
+  }
+  // children of group g: kids[start[g] .. start[g + 1]), in file order, then sorted by timestamp
+  const start = new Int32Array(n + 2);
+  for (let g = 0; g <= n; g++) start[g + 1] = start[g] + counts[g];
+  const next = start.slice(0, n + 1);
+  const kids = new Int32Array(n);
+  for (let i = 0; i < n; i++) kids[next[parent[i]]++] = i;
+  for (let g = 0; g <= n; g++) {
+    if (start[g + 1] - start[g] < 2) continue;
+    // stable: equal timestamps keep file order
+    const list = Array.from(kids.subarray(start[g], start[g + 1]));
+    list.sort((a, b) => {
+      const ta = records[a].timestamp;
+      const tb = records[b].timestamp;
+      return ta < tb ? -1 : ta > tb ? 1 : a - b;
+    });
+    kids.set(list, start[g]);
+  }
 
   const entries: TreeNode[] = [];
-  // iterative depth-first walk: long sessions are deep chains
-  const stack: { rec: EntryRecord; depth: number }[] = [];
-  const pushChildren = (parent: string | null, depth: number) => {
-    const list = children.get(parent);
-    if (!list) return;
-    const childDepth = list.length > 1 || parent === null ? depth + 1 : depth;
-    for (let i = list.length - 1; i >= 0; i--) stack.push({ rec: list[i], depth: childDepth });
+  // iterative depth-first walk: long sessions are deep chains. A node may be pushed more than
+  // once only through duplicate ids, so the stack is sized for the worst case of the walk.
+  let stackNode = new Int32Array(Math.max(16, n));
+  let stackDepth = new Int32Array(stackNode.length);
+  let top = 0;
+  const pushChildren = (g: number, depth: number) => {
+    const from = start[g];
+    const to = start[g + 1];
+    const childDepth = to - from > 1 || g === ROOT ? depth + 1 : depth;
+    if (top + (to - from) > stackNode.length) {
+      const size = Math.max(stackNode.length * 2, top + (to - from));
+      const nodes = new Int32Array(size);
+      const depths = new Int32Array(size);
+      nodes.set(stackNode);
+      depths.set(stackDepth);
+      stackNode = nodes;
+      stackDepth = depths;
+    }
+    for (let k = to - 1; k >= from; k--) {
+      stackNode[top] = kids[k];
+      stackDepth[top++] = childDepth;
+    }
   };
-  pushChildren(null, -1);
-  while (stack.length > 0) {
-    const { rec, depth } = stack.pop()!;
+  pushChildren(ROOT, -1);
+  while (top > 0) {
+    const i = stackNode[--top];
+    const depth = stackDepth[top];
+    const rec = records[i];
     const { preview, role } = sketch(rec);
     const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview, depth };
     if (role !== undefined) node.role = role;
     const label = labels.get(rec.id);
     if (label) node.label = label;
     entries.push(node);
-    pushChildren(rec.id, depth);
+    pushChildren(group[i], depth);
   }
   return { leafId, entries };
 }
