@@ -255,7 +255,25 @@ export const SettingsPatch = z.strictObject({
 
 // -- the methods --
 
+/**
+ * How a method runs beside the others (not on the wire; PROTOCOL.md lists it per method):
+ * - read: answered at once from the current state; changes nothing stored
+ * - session: a small change to one session, applied at once even while the session is busy
+ * - exclusive: one at a time per session: refused with SessionBusy (-32011) while another
+ *   exclusive operation of the session is in progress (a prompt with `delivery` joins the
+ *   running run instead)
+ * - global: the daemon's set of sessions, its settings, or the connection itself
+ */
+export type MethodScope = "read" | "session" | "exclusive" | "global";
+
+interface MethodDef {
+  scope: MethodScope;
+  params: z.ZodType;
+  result: z.ZodType;
+}
+
 const initialize = {
+  scope: "global",
   params: z.strictObject({
     protocolVersion: z.int().refine((v) => SUPPORTED_PROTOCOL_VERSIONS.includes(v), {
       message: `unsupported protocol version; this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}`,
@@ -268,9 +286,10 @@ const initialize = {
     serverInfo: z.object({ name: z.string(), version: z.string() }),
     capabilities: ServerCapabilities,
   }),
-};
+} satisfies MethodDef;
 
 const createSession = {
+  scope: "global",
   params: z.strictObject({
     /** working directory of the session (default: the daemon's); relative paths resolve against the daemon's */
     cwd: z.string().min(1).optional(),
@@ -279,35 +298,40 @@ const createSession = {
     name: z.string().optional(),
   }),
   result: SessionOpened,
-};
+} satisfies MethodDef;
 
 const openSession = {
+  scope: "global",
   params: z.union([z.strictObject({ sessionFile: z.string().min(1) }), z.strictObject({ sessionId: Id })], {
     error: "expected exactly one of sessionFile, sessionId",
   }),
   result: SessionOpened,
-};
+} satisfies MethodDef;
 
 const listSessions = {
+  scope: "read",
   params: z.strictObject({
     /** only sessions of this working directory (default: every session) */
     cwd: z.string().min(1).optional(),
   }),
   /** newest `modified` first */
   result: z.object({ sessions: z.array(SessionSummary) }),
-};
+} satisfies MethodDef;
 
 const closeSession = {
+  scope: "global",
   params: z.strictObject(SessionRef),
   result: z.object({ closed: z.boolean() }),
-};
+} satisfies MethodDef;
 
 const forkSession = {
+  scope: "global",
   params: z.strictObject({ ...SessionRef, entryId: Id }),
   result: SessionOpened,
-};
+} satisfies MethodDef;
 
 const subscribe = {
+  scope: "read",
   params: z.strictObject({
     ...SessionRef,
     /** replay the buffered events with seq > afterSeq before live ones */
@@ -326,31 +350,36 @@ const subscribe = {
     /** the stream lastSeq counts in (as in getState) */
     streamId: z.string(),
   }),
-};
+} satisfies MethodDef;
 
 const unsubscribe = {
+  scope: "read",
   params: z.strictObject(SessionRef),
   result: z.object({ unsubscribed: z.boolean() }),
-};
+} satisfies MethodDef;
 
 const getState = {
+  scope: "read",
   params: z.strictObject(SessionRef),
   result: SessionState,
-};
+} satisfies MethodDef;
 
 const getMessages = {
+  scope: "read",
   params: z.strictObject(SessionRef),
   /** the context: what the model sees next, from the root (or latest compaction summary) to the leaf */
   result: z.object({ messages: z.array(AgentMessage) }),
-};
+} satisfies MethodDef;
 
 const getTree = {
+  scope: "read",
   params: z.strictObject(SessionRef),
   /** every entry, depth first, children by timestamp */
   result: z.object({ leafId: Id.nullable(), entries: z.array(TreeNode) }),
-};
+} satisfies MethodDef;
 
 const prompt = {
+  scope: "exclusive",
   params: z.strictObject({
     ...SessionRef,
     text: z.string().min(1),
@@ -360,29 +389,33 @@ const prompt = {
   }),
   /** the run that started, or the run the queued prompt was handed to */
   result: z.object({ runId: Id }),
-};
+} satisfies MethodDef;
 
 const abort = {
+  scope: "session",
   params: z.strictObject(SessionRef),
   /** false: nothing was in progress */
   result: z.object({ aborted: z.boolean() }),
-};
+} satisfies MethodDef;
 
 const compact = {
+  scope: "exclusive",
   params: z.strictObject({
     ...SessionRef,
     /** what the summary should focus on */
     instructions: z.string().optional(),
   }),
   result: CompactionResult,
-};
+} satisfies MethodDef;
 
 const setAutoCompactionEnabled = {
+  scope: "session",
   params: z.strictObject({ ...SessionRef, enabled: z.boolean() }),
   result: z.object({ enabled: z.boolean() }),
-};
+} satisfies MethodDef;
 
 const navigateTree = {
+  scope: "exclusive",
   params: z.strictObject({
     ...SessionRef,
     targetId: Id,
@@ -398,24 +431,28 @@ const navigateTree = {
     /** a user message target's text, for the client to put back in its editor */
     editorText: z.string().optional(),
   }),
-};
+} satisfies MethodDef;
 
 const setModel = {
+  scope: "exclusive",
   params: z.strictObject({ ...SessionRef, model: z.string().min(1) }),
   result: z.object({ model: z.object({ id: z.string(), contextWindow: NonNegInt, provider: z.string().optional(), name: z.string().optional() }) }),
-};
+} satisfies MethodDef;
 
 const setThinkingLevel = {
+  scope: "exclusive",
   params: z.strictObject({ ...SessionRef, level: ThinkingLevel }),
   result: z.object({ level: ThinkingLevel }),
-};
+} satisfies MethodDef;
 
 const listModels = {
+  scope: "read",
   params: z.strictObject({}),
   result: z.object({ models: z.array(ModelSummary) }),
-};
+} satisfies MethodDef;
 
 const getSettings = {
+  scope: "read",
   params: z.strictObject({
     /** also check this working directory's project settings file for keys it may not set */
     cwd: z.string().min(1).optional(),
@@ -425,21 +462,24 @@ const getSettings = {
     /** keys a project settings file set that were ignored (see PROTOCOL.md); absent when none */
     warnings: z.array(SettingsWarning).optional(),
   }),
-};
+} satisfies MethodDef;
 
 const updateSettings = {
+  scope: "global",
   params: z.strictObject({ patch: SettingsPatch }),
   /** the settings after the patch */
   result: z.object({ settings: Settings }),
-};
+} satisfies MethodDef;
 
 const setSessionName = {
+  scope: "session",
   params: z.strictObject({ ...SessionRef, name: z.string() }),
   /** the name as stored (trimmed) */
   result: z.object({ name: z.string() }),
-};
+} satisfies MethodDef;
 
 const setLabel = {
+  scope: "session",
   params: z.strictObject({
     ...SessionRef,
     entryId: Id,
@@ -448,15 +488,17 @@ const setLabel = {
   }),
   /** label absent: cleared */
   result: z.object({ entryId: Id, label: z.string().optional() }),
-};
+} satisfies MethodDef;
 
 const deleteSession = {
+  scope: "global",
   params: z.strictObject(SessionRef),
   /** the file that was removed */
   result: z.object({ deleted: z.string() }),
-};
+} satisfies MethodDef;
 
 const getSessionStats = {
+  scope: "read",
   params: z.strictObject(SessionRef),
   /** over every message entry in the file (all branches) */
   result: z.object({
@@ -469,9 +511,10 @@ const getSessionStats = {
     /** USD */
     cost: z.number(),
   }),
-};
+} satisfies MethodDef;
 
 const bash = {
+  scope: "exclusive",
   params: z.strictObject({ ...SessionRef, command: z.string().min(1) }),
   result: z.object({
     output: z.string(),
@@ -482,14 +525,15 @@ const bash = {
     /** the bashExecution entry it was stored as */
     entryId: Id,
   }),
-};
+} satisfies MethodDef;
 
 const setPermissionMode = {
+  scope: "session",
   params: z.strictObject({ ...SessionRef, mode: PermissionMode }),
   result: z.object({ mode: PermissionMode }),
-};
+} satisfies MethodDef;
 
-/** Every method: name -> {params, result}. */
+/** Every method: name -> {scope, params, result}. */
 export const methods = {
   initialize,
   createSession,
@@ -528,6 +572,8 @@ export type ParamsOf<M extends MethodName> = z.input<Methods[M]["params"]>;
 export type ParsedParamsOf<M extends MethodName> = z.output<Methods[M]["params"]>;
 /** What the server answers. */
 export type ResultOf<M extends MethodName> = z.output<Methods[M]["result"]>;
+
+export type ScopeOf<M extends MethodName> = Methods[M]["scope"];
 
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];
 

@@ -1,15 +1,13 @@
-// Events the agent emits while it works, as plain objects the daemon forwards to clients.
+// Events the agent emits while it works, as plain objects the daemon forwards to clients. Each is
+// the wire's event of the same name without sessionId and seq (the host adds them), except that
+// message_update also carries the reply so far (the wire sends only the delta): the checks at the
+// end fail to compile if the two drift.
+import type { EventName, EventParams, RunError, RunStopReason } from "../../protocol/index.js";
+import type { Assert, SameShape } from "../../protocol/type-checks.js";
 import type { AgentMessage, AssistantMessage, ToolResultMessage, Usage } from "../messages/types.js";
-import type { ErrorClass } from "../llm/types.js";
 import type { ToolOutput } from "../tools/types.js";
 
-export type RunStopReason = "stop" | "length" | "aborted" | "error" | "max_turns";
-
-export interface RunError {
-  message: string;
-  errorClass?: ErrorClass;
-  status?: number;
-}
+export type { RunError, RunStopReason };
 
 export type AgentEvent =
   | { type: "agent_start"; runId: string }
@@ -30,3 +28,20 @@ export type AgentEvent =
   | { type: "agent_end"; runId: string; stopReason: RunStopReason; error?: RunError; usage: Usage };
 
 export type AgentEventListener = (event: AgentEvent) => void;
+
+type WireFields<E extends EventName> = Omit<EventParams<E>, "sessionId" | "seq">;
+type Own<E extends AgentEvent["type"]> = Omit<Extract<AgentEvent, { type: E }>, "type">;
+
+export type WireEventChecks = [
+  Assert<SameShape<Own<"agent_start">, WireFields<"agent_start">>>,
+  Assert<SameShape<Own<"turn_start">, WireFields<"turn_start">>>,
+  // the wire's runId is optional there: messages outside a run (the bash method) have none
+  Assert<SameShape<Omit<Own<"message_start">, "runId">, Omit<WireFields<"message_start">, "runId">>>,
+  Assert<SameShape<Omit<Own<"message_update">, "message">, WireFields<"message_update">>>,
+  Assert<SameShape<Omit<Own<"message_end">, "runId">, Omit<WireFields<"message_end">, "runId">>>,
+  Assert<SameShape<Own<"tool_execution_start">, WireFields<"tool_execution_start">>>,
+  Assert<SameShape<Own<"tool_execution_update">, WireFields<"tool_execution_update">>>,
+  Assert<SameShape<Own<"tool_execution_end">, WireFields<"tool_execution_end">>>,
+  Assert<SameShape<Own<"turn_end">, WireFields<"turn_end">>>,
+  Assert<SameShape<Own<"agent_end">, WireFields<"agent_end">>>,
+];

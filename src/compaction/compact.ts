@@ -8,12 +8,12 @@ import { serializeMessages } from "./serialize.js";
 import type { CompactionSettings } from "./settings.js";
 import { CompactionAbortedError, summarizeBlocks, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "./summarizer.js";
 
-export interface CompactionDetails extends FileLists {
+export type CompactionDetails = FileLists & {
   /** user messages carried verbatim in the summary */
   userMessages: string[];
   /** true when the summarizer failed and the extractive summary was used */
   fallback?: boolean;
-}
+};
 
 export interface CompactionResult {
   summary: string;

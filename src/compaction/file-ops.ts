@@ -8,10 +8,10 @@ export interface FileOps {
   edited: Set<string>;
 }
 
-export interface FileLists {
+export type FileLists = {
   readFiles: string[];
   modifiedFiles: string[];
-}
+};
 
 export function emptyFileOps(): FileOps {
   return { read: new Set(), written: new Set(), edited: new Set() };

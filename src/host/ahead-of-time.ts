@@ -8,18 +8,11 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "../compaction/index.js";
 import type { SessionFile } from "../session/session-file.js";
-
-export type UpdatePhase = "summarizing" | "chunk" | "applying" | "ready" | "discarded";
-export type UpdateReason = "threshold" | "overflow" | "manual" | "prepare";
+import type { EventFields } from "./session-events.js";
 
 /** What compaction_update carries besides sessionId and seq. */
-export interface CompactionUpdate {
-  compactionId: string;
-  reason: UpdateReason;
-  phase: UpdatePhase;
-  chunk?: { index: number; count: number };
-  delta?: string;
-}
+export type CompactionUpdate = EventFields<"compaction_update">;
+export type UpdateReason = CompactionUpdate["reason"];
 
 /** Turns a summary's progress into compaction_update events. */
 export function progressEmitter(emit: (u: CompactionUpdate) => void, compactionId: string, reason: () => UpdateReason): (p: SummaryProgress) => void {

@@ -13,38 +13,28 @@ import {
   CompactionAbortedError,
   type CompactionPreparation,
   type CompactionReason,
-  type CompactionResult,
   type CompactionSettings,
 } from "../compaction/index.js";
 import type { SessionFile } from "../session/session-file.js";
+import type { ResultOf } from "../../protocol/index.js";
 import { progressEmitter, type AheadOfTime, type CompactionUpdate, type SummarizerChoice } from "./ahead-of-time.js";
 import { ErrorCode, HostError } from "./errors.js";
-import type { LiveSession, LiveSessionDeps } from "./live-session.js";
+import type { BeforeCompactHook, BeforeCompactRequest } from "./ports.js";
+import type { EventFields } from "./session-events.js";
 
-/** A stored compaction as methods and events report it. */
-export interface StoredCompaction {
-  summary: string;
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  details: Record<string, unknown> | CompactionResult["details"];
-  fallback?: { reason: string };
-  /** a client's beforeCompact hook wrote the summary */
-  fromHook?: boolean;
-}
-
-export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
+/** A stored compaction as the compact method and compaction_end report it. */
+export type StoredCompaction = ResultOf<"compact">;
 
 export interface CompactionContext {
-  session: LiveSession;
+  sessionId: string;
   file: SessionFile;
   settings: CompactionSettings;
-  deps: Pick<LiveSessionDeps, "beforeCompact">;
+  beforeCompact: BeforeCompactHook;
   /** the system prompt and tool definitions, in tokens (part of every context) */
   overheadTokens: number;
   ahead: AheadOfTime;
   summarizer(): SummarizerChoice;
-  emit(type: "compaction_start" | "compaction_end" | "error", params: Record<string, unknown>): void;
+  emit<E extends "compaction_start" | "compaction_end" | "error">(type: E, fields: EventFields<E>): void;
   emitUpdate(update: CompactionUpdate): void;
   emitUsage(): void;
   /** marks the session as compacting (the controller aborts it), or not */
@@ -117,7 +107,7 @@ export async function runCompaction(ctx: CompactionContext, reason: CompactionRe
 
 /** A client's beforeCompact hook decides first; then the prepared summary, pith's summary now, or the client's. */
 async function summarizeAndStore(ctx: CompactionContext, p: CompactionPreparation, source: Source, compactionId: string, signal: AbortSignal, instructions?: string): Promise<StoredCompaction | "cancelled"> {
-  const decision = await ctx.deps.beforeCompact(ctx.session, p.reason, { ...p, instructions });
+  const decision = await ctx.beforeCompact({ sessionId: ctx.sessionId, reason: p.reason, preparation: wirePreparation(p, instructions) });
   if (signal.aborted) throw new CompactionAbortedError();
   const update = (phase: "summarizing" | "applying") => ctx.emitUpdate({ compactionId, reason: p.reason, phase });
   if (decision.action === "cancel") {
@@ -153,6 +143,26 @@ async function summarizeAndStore(ctx: CompactionContext, p: CompactionPreparatio
   // whatever was prepared describes a context that no longer exists
   ctx.ahead.consumed();
   return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details, fallback: result.fallback };
+}
+
+/**
+ * The preparation as the wire defines it: the pieces a hook needs to write a summary, not pith's
+ * working state (the kept messages, indexes, overhead), which would only add bytes to the request.
+ */
+function wirePreparation(p: CompactionPreparation, instructions: string | undefined): BeforeCompactRequest["preparation"] {
+  return {
+    firstKeptEntryId: p.firstKeptEntryId,
+    tokensBefore: p.tokensBefore,
+    keptTokens: p.keptTokens,
+    projectedTokensAfter: p.projectedTokensAfter,
+    historyMessages: p.historyMessages,
+    isSplitTurn: p.isSplitTurn,
+    turnPrefixMessages: p.turnPrefixMessages,
+    previousSummary: p.previousSummary,
+    fileLists: p.fileLists,
+    userMessages: p.userMessages,
+    instructions,
+  };
 }
 
 /** The context after storing `summary` over `p`'s cut: the summary, the kept messages, the system prompt and tools. */

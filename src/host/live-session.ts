@@ -1,49 +1,33 @@
-// A live session: the store, an agent and the policy around them. Operations that change the
-// session are serialized (one run, compaction or tree move at a time); reads answer at once.
-// Every change is stored before it is announced; events carry a per-session sequence number.
+// A live session: the store, an agent and the policy around them. Exclusive operations (a run,
+// a compaction, a tree move, a user command, a model change) take the session's one slot
+// (exclusive.ts); reads answer at once. Every change is stored before it is announced; events
+// carry a per-session sequence number (session-events.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { Agent, toolSpecsOf, type AgentHooks, type PromptInput, type QueuedPrompt } from "../agent/agent.js";
-import type { AgentEvent } from "../agent/events.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
-import { providerSummarizer } from "../agent/summarizer-port.js";
-import {
-  compactionInputOf,
-  compactionThreshold,
-  contextTokens,
-  estimateTextTokens,
-  fitToWindow,
-  prepareBranchSummary,
-  shouldCompact,
-  shouldPrepare,
-  summarizeBranch,
-  CompactionAbortedError,
-  type CompactionPreparation,
-  type CompactionReason,
-  type CompactionSettings,
-} from "../compaction/index.js";
-import type { ModelInfo, Provider, ProviderError, ThinkingLevel } from "../llm/types.js";
-import type { ImageContent, ToolCall } from "../messages/types.js";
+import type { ResultOf } from "../../protocol/index.js";
+import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
+import type { CompactionSettings } from "../compaction/index.js";
+import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
+import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import { bashTool } from "../tools/bash.js";
-import { createCodingTools } from "../tools/index.js";
-import { ToolError } from "../tools/types.js";
 import { ErrorCode, HostError } from "./errors.js";
-import { AheadOfTime, type CompactionUpdate, type SummarizerChoice } from "./ahead-of-time.js";
-import { runCompaction, type BeforeCompactDecision, type StoredCompaction } from "./compaction-runner.js";
-import { windowAfterOverflow } from "./context-window.js";
-import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+import type { StoredCompaction } from "./compaction-runner.js";
+import { ExclusiveSlot } from "./exclusive.js";
+import type { BeforeCompactHook, PermissionAsker, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
+import { runHooks } from "./run-hooks.js";
+import { buildSessionAgent, untilStored } from "./session-agent.js";
+import { SessionCompaction } from "./session-compaction.js";
+import { SessionEvents, type EventFields } from "./session-events.js";
 import { SessionSettings } from "./session-settings.js";
+import { sessionStats } from "./session-stats.js";
 import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
+import { moveInTree, type TreeMoveResult } from "./tree-move.js";
+import { runUserCommand, type UserCommandResult } from "./user-command.js";
 
-export type { BeforeCompactDecision, StoredCompaction };
-
-/** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
-export type SessionListener = (event: SessionEvent, wire: string) => void;
+export type { StoredCompaction };
 
 export type PermissionMode = "auto" | "ask" | "readonly";
-export type PermissionOutcome = "allow" | "allowAlways" | "deny";
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
@@ -59,61 +43,44 @@ export interface LiveSessionDeps {
   permissionMode?: PermissionMode;
   maxTurns?: number;
   /** asks a subscribed client that can answer; resolves "deny" when none can */
-  requestPermission(session: LiveSession, call: ToolCall): Promise<PermissionOutcome>;
+  requestPermission: PermissionAsker;
   /** a client's beforeCompact hook, when one declared it: cancel, replace or let pith summarize */
-  beforeCompact(session: LiveSession, reason: CompactionReason, preparation: CompactionPreparation & { instructions?: string }): Promise<BeforeCompactDecision>;
+  beforeCompact: BeforeCompactHook;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
-}
-
-const WRITING_TOOLS = new Set(["write", "edit", "bash"]);
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new CompactionAbortedError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new CompactionAbortedError());
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 export class LiveSession {
   readonly id: string;
   readonly file: SessionFile;
   private readonly deps: LiveSessionDeps;
-  private readonly buffer = new EventBuffer();
-  private readonly listeners = new Set<SessionListener>();
+  private readonly events: SessionEvents;
+  private readonly slot: ExclusiveSlot;
   private agent: Agent;
   private model: ModelInfo;
   private thinkingLevel: ThinkingLevel;
-  private autoCompaction: boolean;
-  private readonly stored: SessionSettings;
-  /** the summary written ahead of time, if any */
-  private readonly ahead: AheadOfTime;
+  /** the window in effect, the threshold, compactions and the summary written ahead of time */
+  private readonly compaction: SessionCompaction;
   /** the system prompt and tool definitions in tokens: sent with every request */
   private overheadTokens = 0;
   permissionMode: PermissionMode;
+  /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
-  private compacting: AbortController | null = null;
-  private navigating: AbortController | null = null;
+  private readonly emit = <E extends Parameters<SessionEvents["emit"]>[0]>(type: E, fields: EventFields<E>): void => {
+    this.events.emit(type, fields);
+  };
   private runPromise: Promise<unknown> | null = null;
   /** requests in progress that store something when they end (bash, a tree move, a compaction) */
   private readonly inflight = new Set<Promise<unknown>>();
   /** prompts queued before the session was last closed (or crashed): stored first by the next run */
   private restoredQueue: QueuedPrompt[];
-  private closing = false;
-  lastActivity = Date.now();
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
     this.file = file;
     this.deps = deps;
     this.id = file.sessionId;
+    this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"));
+    this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
     const ctx = file.buildContext();
     this.model = deps.defaultModel;
     if (ctx.model) {
@@ -125,95 +92,40 @@ export class LiveSession {
       }
     }
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
-    this.stored = new SessionSettings(file);
-    this.autoCompaction = this.stored.autoCompaction ?? deps.compaction.enabled;
+    this.compaction = new SessionCompaction({
+      sessionId: this.id,
+      file,
+      stored: new SessionSettings(file),
+      logger: deps.logger,
+      settings: deps.compaction,
+      beforeCompact: deps.beforeCompact,
+      providerFor: deps.providerFor,
+      resolveModel: deps.resolveModel,
+      model: () => this.model,
+      overheadTokens: () => this.overheadTokens,
+      emit: this.emit,
+    });
     this.permissionMode = deps.permissionMode ?? "auto";
     this.restoredQueue = savedQueue(file);
-    this.ahead = new AheadOfTime(deps.logger);
     this.agent = this.makeAgent();
   }
 
   // -- events --
 
-  /**
-   * Adds a listener; with afterSeq, first replays the buffered events after it. An afterSeq from
-   * another stream (before the session was reopened) cannot be replayed: gap.
-   */
   subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): { replayed: number; gap: boolean; lastSeq: number; streamId: string } {
-    let replayed = 0;
-    let gap = false;
-    if (afterSeq !== undefined) {
-      const missed = streamId !== undefined && streamId !== this.buffer.streamId ? null : this.buffer.since(afterSeq);
-      if (missed === null) gap = true;
-      else for (const e of missed) (listener(e.event, e.wire), replayed++);
-    }
-    this.listeners.add(listener);
-    return { replayed, gap, lastSeq: this.buffer.lastSeq, streamId: this.buffer.streamId };
+    return this.events.subscribe(listener, afterSeq, streamId);
   }
 
   unsubscribe(listener: SessionListener): void {
-    this.listeners.delete(listener);
+    this.events.unsubscribe(listener);
   }
 
   get subscriberCount(): number {
-    return this.listeners.size;
+    return this.events.subscriberCount;
   }
 
-  emit(type: string, params: Record<string, unknown> = {}): SessionEvent {
-    const { event, wire } = this.buffer.push({ ...params, type, sessionId: this.id });
-    this.lastActivity = Date.now();
-    for (const l of this.listeners) {
-      try {
-        l(event, wire);
-      } catch (err) {
-        this.deps.logger.warn({ err, sessionId: this.id }, "event listener failed");
-      }
-    }
-    return event;
-  }
-
-  /** text / thinking deltas that arrived in this turn of the event loop, not yet sent */
-  private pendingDelta: { runId: string; delta: { type: "text" | "thinking"; contentIndex: number; text: string } } | null = null;
-  private pendingScheduled = false;
-
-  private flushDelta = (): void => {
-    this.pendingScheduled = false;
-    const pending = this.pendingDelta;
-    if (!pending) return;
-    this.pendingDelta = null;
-    this.emit("message_update", pending);
-  };
-
-  private forward(event: AgentEvent): void {
-    if (event.type === "message_update") {
-      const d = event.delta;
-      if ((d.type === "text" || d.type === "thinking") && d.text !== undefined) {
-        // A provider sends a token or a few characters per delta, many per network read. The
-        // deltas of one turn of the event loop go out as one event: the same text, far fewer
-        // events for every client to parse and render.
-        const p = this.pendingDelta;
-        if (p && p.runId === event.runId && p.delta.type === d.type && p.delta.contentIndex === d.contentIndex) {
-          p.delta.text += d.text;
-          return;
-        }
-        this.flushDelta();
-        this.pendingDelta = { runId: event.runId, delta: { type: d.type, contentIndex: d.contentIndex, text: d.text } };
-        if (!this.pendingScheduled) {
-          this.pendingScheduled = true;
-          setImmediate(this.flushDelta);
-        }
-        return;
-      }
-      this.flushDelta();
-      // the wire carries only the delta (see protocol/events.ts)
-      const { type, message: _partial, ...rest } = event;
-      this.emit(type, rest);
-      return;
-    }
-    // everything else keeps its order after the deltas before it
-    this.flushDelta();
-    const { type, ...rest } = event;
-    this.emit(type, rest);
+  get lastActivity(): number {
+    return this.events.lastActivity;
   }
 
   // -- reads --
@@ -222,30 +134,21 @@ export class LiveSession {
     return this.agent.isRunning;
   }
   get isCompacting(): boolean {
-    return this.compacting !== null;
+    return this.compaction.isCompacting;
   }
+  /** a run, a compaction, a tree move or a user command is in progress */
   get busy(): boolean {
-    return this.agent.isRunning || this.compacting !== null || this.navigating !== null;
+    return this.slot.activity !== null || this.compaction.isCompacting;
   }
 
   /** The context as the model sees it: messages, system prompt and tool definitions. */
   contextTokens(): number {
+    return this.compaction.contextTokens();
+  }
+
+  getState(): ResultOf<"getState"> {
     const ctx = this.file.buildContext();
-    return contextTokens(ctx.messages, ctx.freshFrom, this.overheadTokens).tokens;
-  }
-
-  /** The window in effect for `model` (default: the session's): the model's, or a smaller one its endpoint told us. */
-  private windowOf(model: ModelInfo = this.model): number {
-    return Math.min(model.contextWindow, this.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
-  }
-
-  /** The context size above which automatic compaction runs. */
-  private get threshold(): number {
-    return compactionThreshold(this.windowOf(), this.compactionSettings);
-  }
-
-  getState() {
-    const ctx = this.file.buildContext();
+    const prepared = this.compaction.prepared();
     return {
       sessionId: this.id,
       sessionFile: this.file.file,
@@ -255,16 +158,16 @@ export class LiveSession {
       thinkingLevel: this.thinkingLevel,
       isRunning: this.isRunning,
       isCompacting: this.isCompacting,
-      autoCompactionEnabled: this.autoCompaction,
+      autoCompactionEnabled: this.compaction.autoEnabled,
       permissionMode: this.permissionMode,
       leafId: this.file.leafId,
       messageCount: ctx.messages.length,
-      contextTokens: contextTokens(ctx.messages, ctx.freshFrom, this.overheadTokens).tokens,
-      contextWindow: this.windowOf(),
-      threshold: this.threshold,
-      ...(this.ahead.status() ? { preparedCompaction: this.ahead.status() } : {}),
+      contextTokens: this.contextTokens(),
+      contextWindow: this.compaction.windowOf(),
+      threshold: this.compaction.threshold,
+      ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
-      streamId: this.buffer.streamId,
+      streamId: this.events.streamId,
       sandbox: this.deps.tools.sandboxMode,
     };
   }
@@ -275,164 +178,69 @@ export class LiveSession {
     return p;
   }
 
-  getMessages() {
+  getMessages(): ResultOf<"getMessages"> {
     return { messages: this.file.buildContext().messages };
   }
 
   /** The tree, built without stalling the other sessions (see SessionFile.treeAsync). */
-  getTree() {
+  getTree(): Promise<ResultOf<"getTree">> {
     return this.file.treeAsync();
   }
 
-  stats() {
-    const counts: Record<string, number> = {};
-    let toolCalls = 0;
-    const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
-    let cost = 0;
-    for (const e of this.file.entries()) {
-      if (e.type !== "message") continue;
-      const m = e.message;
-      counts[m.role] = (counts[m.role] ?? 0) + 1;
-      if (m.role === "assistant") {
-        toolCalls += m.content.filter((b) => b.type === "toolCall").length;
-        tokens.input += m.usage?.input ?? 0;
-        tokens.output += m.usage?.output ?? 0;
-        tokens.cacheRead += m.usage?.cacheRead ?? 0;
-        tokens.cacheWrite += m.usage?.cacheWrite ?? 0;
-        cost += m.usage?.cost?.total ?? 0;
-      }
-    }
-    tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
-    return { sessionId: this.id, messages: counts, totalMessages: Object.values(counts).reduce((a, b) => a + b, 0), toolCalls, tokens, cost };
+  stats(): ResultOf<"getSessionStats"> {
+    return sessionStats(this.file);
   }
 
   // -- runs --
 
   private makeAgent(): Agent {
-    const tools = createCodingTools();
-    const systemPrompt = buildSystemPrompt({ cwd: this.file.cwd, tools, systemPrompt: this.deps.systemPrompt, appendSystemPrompt: this.deps.appendSystemPrompt });
-    const toolSpecs = toolSpecsOf(tools);
-    this.overheadTokens = Math.ceil(estimateTextTokens(systemPrompt) + estimateTextTokens(JSON.stringify(toolSpecs)));
-    const agent = new Agent({
-      session: this.file,
+    const { agent, overheadTokens } = buildSessionAgent({
+      file: this.file,
       provider: this.deps.providerFor(this.model),
       model: this.model,
-      tools,
-      toolSpecs,
-      systemPrompt,
       thinkingLevel: this.thinkingLevel,
-      toolContext: { cwd: this.file.cwd, ...this.deps.tools },
+      tools: this.deps.tools,
+      systemPrompt: this.deps.systemPrompt,
+      appendSystemPrompt: this.deps.appendSystemPrompt,
       maxTurns: this.deps.maxTurns,
-      hooks: this.hooks(),
+      hooks: runHooks({
+        sessionId: this.id,
+        permissionMode: () => this.permissionMode,
+        retry: this.deps.retry,
+        askPermission: this.deps.requestPermission,
+        allowedAlways: this.allowedAlways,
+        emit: this.emit,
+        emitUsage: () => this.compaction.emitUsage(),
+        autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
+        compactNow: (reason, signal) => this.compaction.run(reason, signal),
+        learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
+        recordQueue: (queue, change) => this.recordQueue(queue, change),
+      }),
     });
-    agent.on((e) => this.forward(e));
+    this.overheadTokens = overheadTokens;
+    agent.on((e) => this.events.forward(e));
     return agent;
-  }
-
-  private hooks(): AgentHooks {
-    let overflowRetried = false;
-    let transientAttempts = 0;
-    return {
-      beforeModelCall: async ({ signal, turn }) => {
-        if (turn === 1) {
-          overflowRetried = false;
-          transientAttempts = 0;
-        }
-        await this.autoCompact("threshold", signal);
-      },
-      beforeEnd: async ({ signal, error }) => {
-        if (error) this.emit("error", { code: ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
-        this.emitUsage();
-        await this.autoCompact("threshold", signal);
-      },
-      onModelError: async (error, { signal }) => {
-        if (error.errorClass === "overflow") this.learnWindow(this.model, error, this.contextTokens());
-        if (error.errorClass === "overflow" && !overflowRetried) {
-          overflowRetried = true;
-          const outcome = await this.runCompaction("overflow", signal).catch((err) => {
-            if (err instanceof CompactionAbortedError) return null;
-            throw err;
-          });
-          return { action: outcome ? "retry" : "stop" };
-        }
-        if (error.errorClass === "transient" && transientAttempts < this.deps.retry.maxAttempts) {
-          transientAttempts++;
-          return this.backoff(error, transientAttempts, signal);
-        }
-        return { action: "stop" };
-      },
-      canRunTool: async (call) => this.permit(call),
-      queueChanged: (queue, change) => this.recordQueue(queue, change),
-    };
   }
 
   private recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void {
     // closing (or shutting down) is not the user dropping their prompts: keep them for the reopen
-    if (change === "dropped" && this.closing) return;
+    if (change === "dropped" && this.slot.closing) return;
     saveQueue(this.file, queue, change, this.deps.logger);
   }
 
-  // -- the window in effect --
-
-  /** An overflow from the endpoint: its window is smaller than believed; remember it for the rest of the session. */
-  private learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined {
-    const current = this.windowOf(model);
-    const next = windowAfterOverflow((error as ProviderError).overflow, requestTokens, current);
-    if (next === undefined) return undefined;
-    this.deps.logger.warn({ sessionId: this.id, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
-    this.stored.update({ learnedWindows: { [model.id]: next } });
-    this.emitUsage();
-    return next;
-  }
-
-  private async backoff(error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
-    const { baseDelayMs, maxDelayMs, maxAttempts } = this.deps.retry;
-    const delayMs = Math.min(maxDelayMs, Math.max(error.retryAfterMs ?? 0, baseDelayMs * 2 ** (attempt - 1)));
-    this.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
-    try {
-      await sleep(delayMs, signal);
-    } catch {
-      this.emit("retry_end", { attempt, aborted: true });
-      return { action: "stop" };
-    }
-    this.emit("retry_end", { attempt, aborted: false });
-    return { action: "retry" };
-  }
-
-  private async permit(call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
-    if (this.permissionMode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
-    if (this.permissionMode !== "ask" || this.allowedAlways.has(call.name)) return { allow: true };
-    const outcome = await this.deps.requestPermission(this, call);
-    if (outcome === "allowAlways") this.allowedAlways.add(call.name);
-    return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };
-  }
-
-  private emitUsage(): void {
-    this.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
-  }
-
   /** Starts a run with the user's message, or queues it (steer / follow-up) while one runs. */
-  async prompt(input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<{ runId: string }> {
+  async prompt(input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<ResultOf<"prompt">> {
     if (this.agent.isRunning) {
       if (!input.delivery) throw new HostError(ErrorCode.SessionBusy, "the session is running; send the prompt with delivery \"steer\" or \"followUp\"", { sessionId: this.id });
       if (input.delivery === "steer") this.agent.steer(input);
       else this.agent.followUp(input);
       return { runId: this.agent.runId as string };
     }
-    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is compacting or moving in its tree", { sessionId: this.id });
-    if (this.closing) throw new HostError(ErrorCode.SessionNotFound, "the session is closing", { sessionId: this.id });
+    this.slot.check();
     const runId = randomUUID();
     const earlier: PromptInput[] = this.restoredQueue.map(({ delivery: _d, ...p }) => p);
     // the run starts now; the user messages are stored (and synced) before run() first yields
-    let toStore = earlier.length + 1;
-    const stored = new Promise<void>((resolve) => {
-      const off = this.agent.on((e) => {
-        if ((e.type === "message_end" && --toStore === 0) || e.type === "agent_end") {
-          off();
-          resolve();
-        }
-      });
-    });
+    const stored = untilStored(this.agent, earlier.length + 1);
     const run = this.agent.run({ text: input.text, images: input.images }, runId, earlier);
     this.runPromise = run.finally(() => {
       this.runPromise = null;
@@ -450,239 +258,89 @@ export class LiveSession {
     await this.runPromise;
   }
 
-  abort(): { aborted: boolean } {
-    const was = this.busy || this.ahead.status() !== undefined;
+  abort(): ResultOf<"abort"> {
+    const was = this.busy || this.compaction.prepared() !== undefined;
     this.agent.abort();
-    this.compacting?.abort();
-    this.navigating?.abort();
-    this.ahead.discard(this.emitUpdate, "aborted");
+    this.compaction.abort();
+    this.slot.abort();
+    this.compaction.discardPrepared("aborted");
     return { aborted: was };
   }
 
-  private emitUpdate = (u: CompactionUpdate): void => {
-    this.emit("compaction_update", { ...u });
-  };
-
   // -- compaction --
 
-  /** The compaction settings for this session's window (see fitToWindow). */
-  private get compactionSettings(): CompactionSettings {
-    return fitToWindow(this.deps.compaction, this.windowOf());
-  }
-
-  /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
-  private async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
-    if (!this.autoCompaction || signal.aborted) return;
-    const tokens = this.contextTokens();
-    const settings = { ...this.compactionSettings, enabled: true };
-    if (shouldPrepare(tokens, this.windowOf(), settings)) {
-      this.ahead.start({ file: this.file, input: { ...compactionInputOf(this.file), overheadTokens: this.overheadTokens }, settings, summarizer: this.summarizer(), emit: this.emitUpdate });
-    }
-    if (!shouldCompact(tokens, this.windowOf(), settings)) return;
-    try {
-      await this.runCompaction(reason, signal);
-    } catch (err) {
-      if (!(err instanceof CompactionAbortedError)) this.deps.logger.error({ err, sessionId: this.id }, "automatic compaction failed");
-    }
-  }
-
-  /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
-  private summarizer(): SummarizerChoice {
-    const settings = this.compactionSettings;
-    const model = settings.model ? this.deps.resolveModel(settings.model) : this.model;
-    const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
-    return {
-      port: providerSummarizer(this.deps.providerFor(model), model),
-      limits,
-      modelKey: `${this.model.id}|${model.id}`,
-      onOverflow: (err, requestTokens) => {
-        const learned = this.learnWindow(model, err, requestTokens);
-        if (learned !== undefined) limits.contextWindow = learned;
-      },
-    };
-  }
-
   /** A manual compaction (the `compact` method). */
-  async compact(instructions?: string): Promise<StoredCompaction> {
-    this.requireIdle();
-    return this.track(async () => {
-      const controller = new AbortController();
-      const result = await this.runCompaction("manual", controller.signal, instructions, controller);
+  compact(instructions?: string): Promise<ResultOf<"compact">> {
+    return this.exclusive("compaction", async (signal) => {
+      const result = await this.compaction.run("manual", signal, instructions);
       if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
       return result;
     });
   }
 
-  /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
-  private runCompaction(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
-    return runCompaction(
-      {
-        session: this,
-        file: this.file,
-        settings: this.compactionSettings,
-        deps: this.deps,
-        overheadTokens: this.overheadTokens,
-        ahead: this.ahead,
-        summarizer: () => this.summarizer(),
-        emit: (type, params) => this.emit(type, params),
-        emitUpdate: this.emitUpdate,
-        emitUsage: () => this.emitUsage(),
-        setActive: (controller) => (this.compacting = controller),
-      },
-      reason,
-      outer,
-      instructions,
-      own,
-    );
-  }
-
-  setAutoCompaction(enabled: boolean): { enabled: boolean } {
-    if (enabled !== this.autoCompaction) {
-      // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
-      this.stored.update({ autoCompaction: enabled });
-      this.autoCompaction = enabled;
-    }
-    if (!enabled) this.ahead.discard(this.emitUpdate, "automatic compaction was turned off");
+  setAutoCompaction(enabled: boolean): ResultOf<"setAutoCompactionEnabled"> {
+    this.compaction.setAuto(enabled);
     return { enabled };
   }
 
-  // -- tree --
+  // -- exclusive operations --
 
-  navigateTree(targetId: string, summarize = false, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
-    this.requireIdle();
-    this.ahead.discard(this.emitUpdate, "the session moved in its tree");
-    return this.track(() => this.moveInTree(targetId, summarize, instructions));
-  }
-
-  private async moveInTree(targetId: string, summarize: boolean, instructions?: string): Promise<{ leafId: string | null; branchSummaryEntryId?: string; editorText?: string }> {
-    const target = this.file.entry(targetId);
-    if (!target) throw new HostError(ErrorCode.EntryNotFound, `no entry ${targetId} in this session`, { entryId: targetId });
-    // a user message goes back to the editor: the leaf moves to its parent
-    let newLeaf: string | null = targetId;
-    let editorText: string | undefined;
-    if (target.type === "message" && target.message.role === "user") {
-      newLeaf = target.parentId;
-      const c = target.message.content;
-      editorText = typeof c === "string" ? c : c.map((b) => (b.type === "text" ? b.text : "")).join("");
-    }
-    if (!summarize) {
-      // moving the leaf reads nothing: a pointer moves (and a marker is appended)
-      this.file.branch(newLeaf);
-      this.file.sync();
-      return { leafId: this.file.leafId, editorText };
-    }
-    const oldPath = this.file.branchPath(this.file.leafId, { keep: false });
-    const controller = new AbortController();
-    this.navigating = controller;
-    try {
-      const prep = prepareBranchSummary(oldPath, newLeaf === null ? [] : this.file.branchPath(newLeaf, { keep: false }), this.threshold);
-      if (!prep) {
-        this.file.branch(newLeaf);
-        this.file.sync();
-        return { leafId: this.file.leafId, editorText };
-      }
-      this.emit("branch_summary_start", { targetId, fromId: this.file.leafId });
-      let result;
-      try {
-        result = await summarizeBranch(prep, { port: providerSummarizer(this.deps.providerFor(this.model), this.model), limits: { contextWindow: this.windowOf(), maxOutputTokens: this.model.maxOutputTokens }, settings: this.compactionSettings, signal: controller.signal, instructions });
-      } catch (err) {
-        const aborted = err instanceof CompactionAbortedError;
-        this.emit("branch_summary_end", { aborted, error: aborted ? undefined : (err as Error).message });
-        throw aborted ? new HostError(ErrorCode.Aborted, "branch summary aborted") : err;
-      }
-      const entry = this.file.branchWithSummary(newLeaf, result.summary, result.details);
-      this.emit("branch_summary_end", { aborted: false, entryId: entry.id, summary: result.summary, fallback: result.fallback });
-      return { leafId: this.file.leafId, branchSummaryEntryId: entry.id, editorText };
-    } finally {
-      this.navigating = null;
-    }
-  }
-
-  // -- settings of the session --
-
-  private requireIdle(): void {
-    if (this.closing) throw new HostError(ErrorCode.SessionNotFound, "the session is closing", { sessionId: this.id });
-    if (this.busy) throw new HostError(ErrorCode.SessionBusy, "the session is busy", { sessionId: this.id });
-  }
-
-  /** Runs a request that stores something when it ends; close() waits for it to finish. */
-  private track<T>(fn: () => Promise<T>): Promise<T> {
-    const p = fn();
+  /** Runs a request that holds the session's slot; close() waits for it to store what it must. */
+  private async exclusive<T>(activity: Parameters<ExclusiveSlot["run"]>[0], fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const p = this.slot.run(activity, fn);
     this.inflight.add(p);
     const done = () => this.inflight.delete(p);
     p.then(done, done);
     return p;
   }
 
-  setModel(id: string): { model: { id: string; contextWindow: number } } {
-    this.requireIdle();
-    const model = this.deps.resolveModel(id);
-    this.file.appendModelChange(model.provider, model.id);
-    this.file.sync();
-    this.ahead.discard(this.emitUpdate, "the model changed");
-    this.model = model;
-    this.agent = this.makeAgent();
-    return { model: { id: model.id, contextWindow: model.contextWindow } };
+  async navigateTree(targetId: string, summarize = false, instructions?: string): Promise<TreeMoveResult> {
+    this.slot.check();
+    this.compaction.discardPrepared("the session moved in its tree");
+    return this.exclusive("tree move", (signal) =>
+moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(this.emit), signal, instructions));
   }
 
-  setThinkingLevel(level: ThinkingLevel): { level: ThinkingLevel } {
-    this.requireIdle();
-    this.file.appendThinkingLevelChange(level);
-    this.file.sync();
-    this.thinkingLevel = level;
-    this.agent = this.makeAgent();
-    return { level };
+  /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
+  bash(command: string): Promise<UserCommandResult> {
+    return this.exclusive("bash command", (signal) => runUserCommand(this.file, command, this.deps.tools.env, signal, this.emit));
   }
 
-  setName(name: string): { name: string } {
+  setModel(id: string): ResultOf<"setModel"> {
+    return this.slot.run("change", () => {
+      const model = this.deps.resolveModel(id);
+      this.file.appendModelChange(model.provider, model.id);
+      this.file.sync();
+      this.compaction.discardPrepared("the model changed");
+      this.model = model;
+      this.agent = this.makeAgent();
+      return { model: { id: model.id, contextWindow: model.contextWindow } };
+    });
+  }
+
+  setThinkingLevel(level: ThinkingLevel): ResultOf<"setThinkingLevel"> {
+    return this.slot.run("change", () => {
+      this.file.appendThinkingLevelChange(level);
+      this.file.sync();
+      this.thinkingLevel = level;
+      this.agent = this.makeAgent();
+      return { level };
+    });
+  }
+
+  // -- changes allowed at any time --
+
+  setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);
     this.file.sync();
     return { name: name.trim() };
   }
 
-  setLabel(entryId: string, label: string | undefined): { entryId: string; label?: string } {
+  setLabel(entryId: string, label: string | undefined): ResultOf<"setLabel"> {
     if (!this.file.has(entryId)) throw new HostError(ErrorCode.EntryNotFound, `no entry ${entryId} in this session`, { entryId });
     this.file.setLabel(entryId, label);
     this.file.sync();
     return { entryId, label: label || undefined };
-  }
-
-  /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
-  bash(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
-    this.requireIdle();
-    return this.track(() => this.runUserCommand(command));
-  }
-
-  /** The user is trusted: their command is not sandboxed, but it gets no secrets either (its output goes to the model). */
-  private async runUserCommand(command: string): Promise<{ output: string; exitCode: number | null; cancelled: boolean; truncated: boolean; entryId: string }> {
-    const controller = new AbortController();
-    this.navigating = controller;
-    let output = "";
-    let exitCode: number | null = 0;
-    let truncated = false;
-    let fullOutputPath: string | undefined;
-    try {
-      const out = await bashTool.execute({ command }, { cwd: this.file.cwd, signal: controller.signal, env: this.deps.tools.env });
-      output = out.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-      const d = out.details as { exitCode?: number | null; truncated?: boolean; fullOutputPath?: string } | undefined;
-      exitCode = d?.exitCode ?? 0;
-      truncated = d?.truncated ?? false;
-      fullOutputPath = d?.fullOutputPath;
-    } catch (err) {
-      const d = (err as ToolError).details as { exitCode?: number | null; truncated?: boolean; fullOutputPath?: string } | undefined;
-      output = (err as Error).message;
-      exitCode = d?.exitCode ?? null;
-      truncated = d?.truncated ?? false;
-      fullOutputPath = d?.fullOutputPath;
-    } finally {
-      this.navigating = null;
-    }
-    const cancelled = controller.signal.aborted;
-    const message = { role: "bashExecution" as const, command, output, exitCode: exitCode ?? undefined, cancelled, truncated, fullOutputPath, timestamp: Date.now() };
-    const entry = this.file.appendMessage(message, { sync: true });
-    this.emit("message_start", { message });
-    this.emit("message_end", { message, entryId: entry.id });
-    return { output, exitCode, cancelled, truncated, entryId: entry.id };
   }
 
   /**
@@ -691,11 +349,11 @@ export class LiveSession {
    * released). Queued prompts stay recorded for the next open.
    */
   async close(): Promise<void> {
-    this.closing = true;
+    this.slot.close();
     this.abort();
     await this.idle();
     await Promise.allSettled([...this.inflight]);
-    this.listeners.clear();
+    this.events.clear();
     this.file.close();
   }
 }

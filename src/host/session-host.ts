@@ -11,7 +11,6 @@ import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
 import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
-import type { ToolCall } from "../messages/types.js";
 import { findSessionFileAsync, listSessionsAsync, type SessionSummary } from "../session/list.js";
 import { SessionError } from "../session/errors.js";
 import { PRIVATE_DIR } from "../session/atomic-write.js";
@@ -21,7 +20,8 @@ import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
-import { LiveSession, type LiveSessionDeps, type PermissionOutcome } from "./live-session.js";
+import { LiveSession } from "./live-session.js";
+import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
 import { toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
@@ -41,8 +41,6 @@ export interface HostOptions {
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
-export type PermissionAsker = (session: LiveSession, call: ToolCall) => Promise<PermissionOutcome>;
-export type BeforeCompactHandler = LiveSessionDeps["beforeCompact"];
 
 /** Maps store errors to the protocol's codes. */
 export function hostErrorOf(err: unknown): HostError | undefined {
@@ -62,7 +60,7 @@ export class SessionHost {
   readonly offline: boolean;
   private readonly anthropic?: AnthropicProvider;
   private permissionAsker: PermissionAsker = async () => "deny";
-  private beforeCompactHandler: BeforeCompactHandler = async () => ({ action: "default" });
+  private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
   private idleTimer?: NodeJS.Timeout;
   /** project settings keys that were ignored, by file and key (each logged once) */
   private readonly ignoredSettings = new Map<string, SettingsWarning>();
@@ -87,7 +85,7 @@ export class SessionHost {
     this.permissionAsker = asker;
   }
 
-  setBeforeCompactHandler(handler: BeforeCompactHandler): void {
+  setBeforeCompactHandler(handler: BeforeCompactHook): void {
     this.beforeCompactHandler = handler;
   }
 
@@ -165,8 +163,8 @@ export class SessionHost {
       tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env }),
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
-      requestPermission: (s, call) => this.permissionAsker(s, call),
-      beforeCompact: (s, reason, preparation) => this.beforeCompactHandler(s, reason, preparation),
+      requestPermission: (request) => this.permissionAsker(request),
+      beforeCompact: (request) => this.beforeCompactHandler(request),
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
     });
     this.sessions.set(session.id, session);

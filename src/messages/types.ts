@@ -1,43 +1,47 @@
 // Message and content shapes, as Pi stores them in session files. pith reads and writes these
-// exact shapes so that a session file means the same thing to both programs.
+// exact shapes so that a session file means the same thing to both programs. They are the wire's
+// shapes too (protocol/messages.ts): the checks at the end fail to compile if the two drift.
+// Type aliases, not interfaces, so they fit the wire's loose objects (which allow unknown keys).
+import type * as Wire from "../../protocol/messages.js";
+import type { Assert, SameShape } from "../../protocol/type-checks.js";
 
-export interface TextContent {
+export type TextContent = {
   type: "text";
   text: string;
   textSignature?: string;
-}
+};
 
-export interface ImageContent {
+export type ImageContent = {
   type: "image";
   /** base64, without a data: prefix */
   data: string;
   mimeType: string;
-}
+};
 
-export interface ThinkingContent {
+export type ThinkingContent = {
   type: "thinking";
   thinking: string;
   /** provider signature; must be sent back unchanged for thinking blocks to be accepted */
   thinkingSignature?: string;
   redacted?: boolean;
-}
+};
 
-export interface ToolCall {
+export type ToolCall = {
   type: "toolCall";
   id: string;
   name: string;
   arguments: Record<string, unknown>;
-}
+};
 
-export interface Cost {
+export type Cost = {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   total: number;
-}
+};
 
-export interface Usage {
+export type Usage = {
   input: number;
   output: number;
   cacheRead: number;
@@ -45,17 +49,17 @@ export interface Usage {
   /** Older files lack it; readers must not rely on it being present. */
   totalTokens?: number;
   cost: Cost;
-}
+};
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted";
 
-export interface UserMessage {
+export type UserMessage = {
   role: "user";
   content: string | (TextContent | ImageContent)[];
   timestamp: number;
-}
+};
 
-export interface AssistantMessage {
+export type AssistantMessage = {
   role: "assistant";
   content: (TextContent | ThinkingContent | ToolCall)[];
   api: string;
@@ -65,9 +69,9 @@ export interface AssistantMessage {
   stopReason: StopReason;
   errorMessage?: string;
   timestamp: number;
-}
+};
 
-export interface ToolResultMessage {
+export type ToolResultMessage = {
   role: "toolResult";
   toolCallId: string;
   toolName: string;
@@ -75,43 +79,44 @@ export interface ToolResultMessage {
   details?: unknown;
   isError: boolean;
   timestamp: number;
-}
+};
 
-export interface BashExecutionMessage {
+export type BashExecutionMessage = {
   role: "bashExecution";
   command: string;
   output: string;
-  exitCode: number | undefined;
+  /** absent (or null, from other writers) when the process had no exit code: killed, cancelled, failed to start */
+  exitCode?: number | null;
   cancelled: boolean;
   truncated: boolean;
   fullOutputPath?: string;
   /** true for commands the user ran without sharing them with the model */
   excludeFromContext?: boolean;
   timestamp: number;
-}
+};
 
-export interface CustomMessage {
+export type CustomMessage = {
   role: "custom";
   customType: string;
   content: string | (TextContent | ImageContent)[];
   display: boolean;
   details?: unknown;
   timestamp: number;
-}
+};
 
-export interface BranchSummaryMessage {
+export type BranchSummaryMessage = {
   role: "branchSummary";
   summary: string;
   fromId: string;
   timestamp: number;
-}
+};
 
-export interface CompactionSummaryMessage {
+export type CompactionSummaryMessage = {
   role: "compactionSummary";
   summary: string;
   tokensBefore: number;
   timestamp: number;
-}
+};
 
 /** Every message that can sit in a session's context. */
 export type AgentMessage =
@@ -151,3 +156,22 @@ export function messageText(message: AgentMessage): string {
     }
   }
 }
+
+// -- the wire's shapes, field for field --
+export type WireShapeChecks = [
+  Assert<SameShape<TextContent, Wire.TextContent>>,
+  Assert<SameShape<ImageContent, Wire.ImageContent>>,
+  Assert<SameShape<ThinkingContent, Wire.ThinkingContent>>,
+  Assert<SameShape<ToolCall, Wire.ToolCall>>,
+  Assert<SameShape<Usage, Wire.Usage>>,
+  Assert<SameShape<StopReason, Wire.StopReason>>,
+  Assert<SameShape<UserMessage, Wire.UserMessage>>,
+  Assert<SameShape<AssistantMessage, Wire.AssistantMessage>>,
+  Assert<SameShape<ToolResultMessage, Wire.ToolResultMessage>>,
+  Assert<SameShape<BashExecutionMessage, Wire.BashExecutionMessage>>,
+  Assert<SameShape<CustomMessage, Wire.CustomMessage>>,
+  Assert<SameShape<BranchSummaryMessage, Wire.BranchSummaryMessage>>,
+  Assert<SameShape<CompactionSummaryMessage, Wire.CompactionSummaryMessage>>,
+  Assert<SameShape<AgentMessage, Wire.AgentMessage>>,
+  Assert<SameShape<MessageRole, Wire.MessageRole>>,
+];

@@ -4,26 +4,12 @@
 // requests to clients (requestPermission).
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Logger } from "pino";
-import { ErrorCodes, PROTOCOL_VERSION, parseParams, serverRequests, type MethodName, type ParsedParamsOf } from "../../protocol/index.js";
-import type { BeforeCompactDecision, LiveSession, PermissionOutcome, SessionListener } from "../host/live-session.js";
+import { ErrorCodes, METHOD_NAMES, parseParams, type MethodName } from "../../protocol/index.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
-import type { ToolCall } from "../messages/types.js";
-import { settingsHandlers } from "./settings-methods.js";
+import { askPermission, beforeCompact } from "./client-requests.js";
+import type { ConnState } from "./connection-state.js";
+import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
 import type { Connection } from "./transport.js";
-
-const SERVER_INFO = { name: "pith", version: "0.1.0" };
-const PERMISSION_TIMEOUT_MS = 120_000;
-const HOOK_TIMEOUT_MS = 30_000;
-
-interface ConnState {
-  conn: Connection;
-  initialized: boolean;
-  capabilities: { permissions: boolean; hooks: string[] };
-  subs: Map<string, SessionListener>;
-  peer: JSONRPCServerAndClient<ConnState, void>;
-}
-
-type Handler<M extends MethodName> = (params: ParsedParamsOf<M>, state: ConnState) => unknown;
 
 function rpcError(code: number, message: string, data?: unknown): JSONRPCErrorException {
   return new JSONRPCErrorException(message, code, data);
@@ -42,9 +28,10 @@ export class RpcServer {
     this.server.mapErrorToJSONRPCErrorResponse = (id, error) => this.errorResponse(id, error);
     this.server.handleMethodNotFound = async (request) =>
       request.id === undefined ? null : { jsonrpc: "2.0", id: request.id, error: { code: ErrorCodes.MethodNotFound, message: `unknown method: ${request.method}` } };
-    this.registerMethods();
-    host.setPermissionAsker((session, call) => this.askPermission(session, call));
-    host.setBeforeCompactHandler((session, reason, preparation) => this.beforeCompact(session, reason, preparation));
+    const handlers = methodHandlers(host, replayBufferSize);
+    for (const method of METHOD_NAMES) this.register(method, handlers);
+    host.setPermissionAsker((request) => askPermission(this.connections, request, log));
+    host.setBeforeCompactHandler((request) => beforeCompact(this.connections, request, log));
   }
 
   private errorResponse(id: JSONRPCRequest["id"], error: unknown): JSONRPCResponse & { error: { code: number; message: string; data?: unknown } } {
@@ -120,7 +107,9 @@ export class RpcServer {
     return response;
   }
 
-  private on<M extends MethodName>(method: M, handler: Handler<M>): void {
+  /** A method's handler behind the params check; errors become the protocol's codes. */
+  private register<M extends MethodName>(method: M, handlers: Handlers): void {
+    const handler: Handler<M> = handlers[method];
     this.server.addMethod(method, async (raw, state) => {
       const checked = parseParams(method, raw);
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
@@ -131,103 +120,4 @@ export class RpcServer {
       }
     });
   }
-
-  private subscribeTo(state: ConnState, session: LiveSession, afterSeq?: number, streamId?: string) {
-    const existing = state.subs.get(session.id);
-    if (existing) session.unsubscribe(existing);
-    const listener: SessionListener = (_event, wire) => state.conn.send(wire);
-    state.subs.set(session.id, listener);
-    return session.subscribe(listener, afterSeq, streamId);
-  }
-
-  private opened(state: ConnState, session: LiveSession) {
-    this.subscribeTo(state, session);
-    return { sessionId: session.id, sessionFile: session.file.file, state: session.getState() };
-  }
-
-  private registerMethods(): void {
-    const host = this.host;
-    this.on("initialize", (p, state) => {
-      state.initialized = true;
-      state.capabilities = { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks };
-      return {
-        protocolVersion: PROTOCOL_VERSION,
-        serverInfo: SERVER_INFO,
-        capabilities: { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks, replayBufferSize: this.replayBufferSize },
-      };
-    });
-    this.on("createSession", (p, state) => this.opened(state, host.create(p)));
-    this.on("openSession", async (p, state) => this.opened(state, await host.open(p as { sessionFile?: string; sessionId?: string })));
-    this.on("listSessions", async (p) => ({ sessions: await host.list(p.cwd) }));
-    this.on("closeSession", async (p, state) => {
-      state.subs.delete(p.sessionId);
-      await host.close(p.sessionId);
-      return { closed: true };
-    });
-    this.on("forkSession", async (p, state) => this.opened(state, await host.fork(p.sessionId, p.entryId)));
-    this.on("subscribe", (p, state) => {
-      const r = this.subscribeTo(state, host.get(p.sessionId), p.afterSeq, p.streamId);
-      return { subscribed: true as const, replayed: r.replayed, ...(r.gap ? { gap: true } : {}), lastSeq: r.lastSeq, streamId: r.streamId };
-    });
-    this.on("unsubscribe", (p, state) => {
-      const listener = state.subs.get(p.sessionId);
-      if (listener) host.sessions.get(p.sessionId)?.unsubscribe(listener);
-      return { unsubscribed: state.subs.delete(p.sessionId) };
-    });
-    this.on("getState", (p) => host.get(p.sessionId).getState());
-    this.on("getMessages", (p) => host.get(p.sessionId).getMessages());
-    this.on("getTree", (p) => host.get(p.sessionId).getTree());
-    this.on("prompt", (p) => host.get(p.sessionId).prompt(p));
-    this.on("abort", (p) => host.get(p.sessionId).abort());
-    this.on("compact", (p) => host.get(p.sessionId).compact(p.instructions));
-    this.on("setAutoCompactionEnabled", (p) => host.get(p.sessionId).setAutoCompaction(p.enabled));
-    this.on("navigateTree", (p) => host.get(p.sessionId).navigateTree(p.targetId, p.summarize, p.instructions));
-    this.on("setModel", (p) => host.get(p.sessionId).setModel(p.model));
-    this.on("setThinkingLevel", (p) => host.get(p.sessionId).setThinkingLevel(p.level));
-    this.on("listModels", () => ({ models: host.models().list().map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })) }));
-    const settings = settingsHandlers(host);
-    this.on("getSettings", (p) => settings.get(p.cwd));
-    this.on("updateSettings", (p) => settings.update(p.patch));
-    this.on("setSessionName", (p) => host.get(p.sessionId).setName(p.name));
-    this.on("setLabel", (p) => host.get(p.sessionId).setLabel(p.entryId, p.label));
-    this.on("deleteSession", (p) => host.delete(p.sessionId));
-    this.on("getSessionStats", (p) => host.get(p.sessionId).stats());
-    this.on("bash", (p) => host.get(p.sessionId).bash(p.command));
-    this.on("setPermissionMode", (p) => {
-      host.get(p.sessionId).permissionMode = p.mode;
-      return { mode: p.mode };
-    });
-  }
-
-  /** The first subscribed client serving the hook decides; none, an error, a bad answer or a timeout means "default". */
-  private async beforeCompact(session: LiveSession, reason: string, preparation: unknown): Promise<BeforeCompactDecision> {
-    for (const state of this.connections) {
-      if (!state.capabilities.hooks.includes("beforeCompact") || !state.subs.has(session.id)) continue;
-      try {
-        const answer = await state.peer.timeout(HOOK_TIMEOUT_MS).request("beforeCompact", { sessionId: session.id, reason, preparation }, undefined);
-        const parsed = serverRequests.beforeCompact.result.safeParse(answer);
-        return parsed.success ? (parsed.data as BeforeCompactDecision) : { action: "default" };
-      } catch (err) {
-        this.log.warn({ err, sessionId: session.id }, "beforeCompact failed; compacting as usual");
-        return { action: "default" };
-      }
-    }
-    return { action: "default" };
-  }
-
-  /** Asks the first subscribed client that can answer; no such client, an error or a timeout is a deny. */
-  private async askPermission(session: LiveSession, call: ToolCall): Promise<PermissionOutcome> {
-    for (const state of this.connections) {
-      if (!state.capabilities.permissions || !state.subs.has(session.id)) continue;
-      try {
-        const result = (await state.peer.timeout(PERMISSION_TIMEOUT_MS).request("requestPermission", { sessionId: session.id, toolCallId: call.id, toolName: call.name, args: call.arguments }, undefined)) as { outcome?: unknown };
-        return result?.outcome === "allow" || result?.outcome === "allowAlways" ? result.outcome : "deny";
-      } catch (err) {
-        this.log.warn({ err, sessionId: session.id }, "requestPermission failed; denying");
-        return "deny";
-      }
-    }
-    return "deny";
-  }
 }
-

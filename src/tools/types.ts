@@ -26,11 +26,11 @@ export interface ToolContext {
   tempDir?: string;
 }
 
-export interface ToolOutput {
+export type ToolOutput = {
   content: (TextContent | ImageContent)[];
   /** tool-specific data stored with the result (not sent to the model) */
   details?: unknown;
-}
+};
 
 export interface Tool<P = unknown> {
   name: string;

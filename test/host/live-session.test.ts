@@ -195,7 +195,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   await expectHostError(s.compact(), ErrorCode.Aborted);
   assert.notEqual(s.getMessages().messages[0].role, "compactionSummary", "nothing stored");
   let seen: string | undefined;
-  h.setBeforeCompactHandler(async (_s, reason, prep) => {
+  h.setBeforeCompactHandler(async ({ reason, preparation: prep }) => {
     seen = `${reason} ${prep.instructions} ${prep.historyMessages.length}`;
     return { action: "replace", summary: "summary written by the client", details: { by: "client" } };
   });
@@ -206,7 +206,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   assert.equal(entry.type === "compaction" && entry.fromHook, true);
 
   const asked: string[] = [];
-  h.setPermissionAsker(async (_s, call) => (asked.push(call.name), "deny"));
+  h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
   s.permissionMode = "ask";
   await s.prompt({ text: "write y" });
   await s.idle();

@@ -1,0 +1,28 @@
+// What the host needs from the fronts that serve it (the JSON-RPC server today, ACP next): a
+// client that answers permission questions, a client hook that may decide a compaction, and
+// listeners for a session's events. Each takes a session id and the data it needs, never a live
+// session, so a front cannot reach into the host and the host's modules import this file, not
+// each other. The request shapes are the wire's (protocol/server-requests.ts), so a front
+// forwards them without reshaping.
+import type { ServerRequestParams } from "../../protocol/index.js";
+import type { SessionEvent } from "./event-buffer.js";
+
+export type PermissionOutcome = "allow" | "allowAlways" | "deny";
+
+/** The tool call a client is asked about: {sessionId, runId?, toolCallId, toolName, args}. */
+export type PermissionRequest = ServerRequestParams<"requestPermission">;
+
+/** Asks a client that can answer; resolves "deny" when none can (or it fails, or times out). */
+export type PermissionAsker = (request: PermissionRequest) => Promise<PermissionOutcome>;
+
+/** What a compaction is about to do, as a client's beforeCompact hook sees it: {sessionId, reason, preparation}. */
+export type BeforeCompactRequest = ServerRequestParams<"beforeCompact">;
+
+/** The hook's answer: let pith summarize, cancel, or store the client's summary. */
+export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
+
+/** A client's beforeCompact hook, when one declared it; "default" when none did. */
+export type BeforeCompactHook = (request: BeforeCompactRequest) => Promise<BeforeCompactDecision>;
+
+/** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
+export type SessionListener = (event: SessionEvent, wire: string) => void;

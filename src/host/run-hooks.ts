@@ -1,0 +1,109 @@
+// The policy around one agent run, as the agent's hooks: compact before a model call when the
+// context is past the trigger (or write the summary ahead of time), recover from an overflow by
+// compacting once and retrying, retry transient provider errors with backoff, report a failed
+// run as an `error` event, and ask before a tool runs when the session says so.
+import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
+import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
+import type { ProviderError } from "../llm/types.js";
+import type { ToolCall } from "../messages/types.js";
+import { ErrorCode } from "./errors.js";
+import type { QueueChange } from "./prompt-queue.js";
+import type { EventFields } from "./session-events.js";
+import type { PermissionMode } from "./live-session.js";
+import type { PermissionAsker } from "./ports.js";
+
+/** What the hooks need of the session: narrow, so the policy reads as one piece. */
+export interface RunHost {
+  sessionId: string;
+  permissionMode(): PermissionMode;
+  retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  askPermission: PermissionAsker;
+  /** tools the user allowed for the rest of the live session */
+  allowedAlways: Set<string>;
+  emit<E extends "error" | "retry_start" | "retry_end">(type: E, fields: EventFields<E>): void;
+  emitUsage(): void;
+  /** at the trigger compacts; past the soft threshold writes the summary ahead of time */
+  autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void>;
+  /** one compaction; null when skipped or cancelled */
+  compactNow(reason: CompactionReason, signal: AbortSignal): Promise<unknown>;
+  /** an overflow said the window is smaller than believed */
+  learnWindowFrom(error: ProviderError): void;
+  recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void;
+}
+
+const WRITING_TOOLS = new Set(["write", "edit", "bash"]);
+
+export function runHooks(host: RunHost): AgentHooks {
+  let overflowRetried = false;
+  let transientAttempts = 0;
+  return {
+    beforeModelCall: async ({ signal, turn }) => {
+      if (turn === 1) {
+        overflowRetried = false;
+        transientAttempts = 0;
+      }
+      await host.autoCompact("threshold", signal);
+    },
+    beforeEnd: async ({ signal, error }) => {
+      if (error) host.emit("error", { code: ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+      host.emitUsage();
+      await host.autoCompact("threshold", signal);
+    },
+    onModelError: async (error, { signal }) => {
+      if (error.errorClass === "overflow") host.learnWindowFrom(error);
+      if (error.errorClass === "overflow" && !overflowRetried) {
+        overflowRetried = true;
+        const outcome = await host.compactNow("overflow", signal).catch((err) => {
+          if (err instanceof CompactionAbortedError) return null;
+          throw err;
+        });
+        return { action: outcome ? "retry" : "stop" };
+      }
+      if (error.errorClass === "transient" && transientAttempts < host.retry.maxAttempts) {
+        transientAttempts++;
+        return backoff(host, error, transientAttempts, signal);
+      }
+      return { action: "stop" };
+    },
+    canRunTool: async (call) => permit(host, call),
+    queueChanged: (queue, change) => host.recordQueue(queue, change),
+  };
+}
+
+async function backoff(host: RunHost, error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
+  const { baseDelayMs, maxDelayMs, maxAttempts } = host.retry;
+  const delayMs = Math.min(maxDelayMs, Math.max(error.retryAfterMs ?? 0, baseDelayMs * 2 ** (attempt - 1)));
+  host.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
+  try {
+    await sleep(delayMs, signal);
+  } catch {
+    host.emit("retry_end", { attempt, aborted: true });
+    return { action: "stop" };
+  }
+  host.emit("retry_end", { attempt, aborted: false });
+  return { action: "retry" };
+}
+
+async function permit(host: RunHost, call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
+  const mode = host.permissionMode();
+  if (mode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
+  if (mode !== "ask" || host.allowedAlways.has(call.name)) return { allow: true };
+  const outcome = await host.askPermission({ sessionId: host.sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
+  if (outcome === "allowAlways") host.allowedAlways.add(call.name);
+  return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new CompactionAbortedError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CompactionAbortedError());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

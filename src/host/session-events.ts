@@ -1,0 +1,117 @@
+// A session's event stream: numbered and kept (event-buffer.ts), fanned out to listeners, typed
+// by the protocol's event table so the host cannot send a field the wire does not define. The
+// agent's events are forwarded here; a provider's many small text deltas are merged per turn of
+// the event loop, since each event costs every client a parse and a render.
+import type { EventName, EventParams } from "../../protocol/index.js";
+import type { AgentEvent } from "../agent/events.js";
+import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+import type { SessionListener } from "./ports.js";
+
+/** An event's own fields: sessionId and seq are added when it is numbered. */
+export type EventFields<E extends EventName> = Omit<EventParams<E>, "sessionId" | "seq">;
+
+/** Any event with its type, before it is numbered. */
+export type WireEvent = { [E in EventName]: { type: E } & EventFields<E> }[EventName];
+
+type TextDelta = { runId: string; delta: { type: "text" | "thinking"; contentIndex: number; text: string } };
+
+export class SessionEvents {
+  private readonly buffer = new EventBuffer();
+  private readonly listeners = new Set<SessionListener>();
+  /** text / thinking deltas that arrived in this turn of the event loop, not yet sent */
+  private pendingDelta: TextDelta | null = null;
+  private pendingScheduled = false;
+  lastActivity = Date.now();
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly onListenerError: (err: unknown) => void,
+  ) {}
+
+  get streamId(): string {
+    return this.buffer.streamId;
+  }
+
+  get subscriberCount(): number {
+    return this.listeners.size;
+  }
+
+  /**
+   * Adds a listener; with afterSeq, first replays the buffered events after it. An afterSeq from
+   * another stream (before the session was reopened) cannot be replayed: gap.
+   */
+  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): { replayed: number; gap: boolean; lastSeq: number; streamId: string } {
+    let replayed = 0;
+    let gap = false;
+    if (afterSeq !== undefined) {
+      const missed = streamId !== undefined && streamId !== this.buffer.streamId ? null : this.buffer.since(afterSeq);
+      if (missed === null) gap = true;
+      else for (const e of missed) (listener(e.event, e.wire), replayed++);
+    }
+    this.listeners.add(listener);
+    return { replayed, gap, lastSeq: this.buffer.lastSeq, streamId: this.buffer.streamId };
+  }
+
+  unsubscribe(listener: SessionListener): void {
+    this.listeners.delete(listener);
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+
+  emit<E extends EventName>(type: E, fields: EventFields<E>): SessionEvent {
+    return this.publish({ ...fields, type } as WireEvent);
+  }
+
+  /** Numbers, keeps and sends one event. */
+  private publish(wireEvent: WireEvent): SessionEvent {
+    const { event, wire } = this.buffer.push({ ...wireEvent, sessionId: this.sessionId });
+    this.lastActivity = Date.now();
+    for (const l of this.listeners) {
+      try {
+        l(event, wire);
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    }
+    return event;
+  }
+
+  private flushDelta = (): void => {
+    this.pendingScheduled = false;
+    const pending = this.pendingDelta;
+    if (!pending) return;
+    this.pendingDelta = null;
+    this.emit("message_update", pending);
+  };
+
+  /** An agent event, as the wire has it (message_update carries only the delta). */
+  forward(event: AgentEvent): void {
+    if (event.type === "message_update") {
+      const d = event.delta;
+      if ((d.type === "text" || d.type === "thinking") && d.text !== undefined) {
+        // a provider sends a token or a few characters per delta, many per network read
+        const p = this.pendingDelta;
+        if (p && p.runId === event.runId && p.delta.type === d.type && p.delta.contentIndex === d.contentIndex) {
+          p.delta.text += d.text;
+          return;
+        }
+        this.flushDelta();
+        this.pendingDelta = { runId: event.runId, delta: { type: d.type, contentIndex: d.contentIndex, text: d.text } };
+        if (!this.pendingScheduled) {
+          this.pendingScheduled = true;
+          setImmediate(this.flushDelta);
+        }
+        return;
+      }
+      this.flushDelta();
+      this.emit("message_update", { runId: event.runId, delta: event.delta });
+      return;
+    }
+    // everything else keeps its order after the deltas before it; the compiler checks each agent
+    // event against the wire's definition here
+    this.flushDelta();
+    this.publish(event);
+  }
+}

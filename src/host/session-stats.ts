@@ -1,0 +1,26 @@
+// getSessionStats: counts over every message entry in the file, on every branch (what the
+// session cost, not what its current context holds).
+import type { ResultOf } from "../../protocol/index.js";
+import type { SessionFile } from "../session/session-file.js";
+
+export function sessionStats(file: SessionFile): ResultOf<"getSessionStats"> {
+  const counts: Record<string, number> = {};
+  let toolCalls = 0;
+  const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+  let cost = 0;
+  for (const e of file.entries()) {
+    if (e.type !== "message") continue;
+    const m = e.message;
+    counts[m.role] = (counts[m.role] ?? 0) + 1;
+    if (m.role === "assistant") {
+      toolCalls += m.content.filter((b) => b.type === "toolCall").length;
+      tokens.input += m.usage?.input ?? 0;
+      tokens.output += m.usage?.output ?? 0;
+      tokens.cacheRead += m.usage?.cacheRead ?? 0;
+      tokens.cacheWrite += m.usage?.cacheWrite ?? 0;
+      cost += m.usage?.cost?.total ?? 0;
+    }
+  }
+  tokens.total = tokens.input + tokens.output + tokens.cacheRead + tokens.cacheWrite;
+  return { sessionId: file.sessionId, messages: counts, totalMessages: Object.values(counts).reduce((a, b) => a + b, 0), toolCalls, tokens, cost };
+}

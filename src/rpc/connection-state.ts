@@ -1,0 +1,16 @@
+// What the server knows about one connected client: whether it said initialize, what it can
+// answer (permissions, hooks), which sessions it follows, and its JSON-RPC peer for the
+// server's own requests to it.
+import type { JSONRPCServerAndClient } from "json-rpc-2.0";
+import type { HookName } from "../../protocol/index.js";
+import type { SessionListener } from "../host/ports.js";
+import type { Connection } from "./transport.js";
+
+export interface ConnState {
+  conn: Connection;
+  initialized: boolean;
+  capabilities: { permissions: boolean; hooks: HookName[] };
+  /** the sessions this client is subscribed to, with the listener that forwards their events */
+  subs: Map<string, SessionListener>;
+  peer: JSONRPCServerAndClient<ConnState, void>;
+}

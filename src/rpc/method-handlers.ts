@@ -1,0 +1,91 @@
+// Every method of protocol/methods.ts and what answers it: one line each, most of them a call on
+// the session host or a live session. The table is typed by the protocol: a method without a
+// handler, or a handler whose answer is not the method's declared result, does not compile.
+// Params arrive checked (server.ts parses them with the method's schema first); errors thrown
+// here are mapped to the protocol's codes by the server.
+import { PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
+import type { LiveSession } from "../host/live-session.js";
+import type { SessionListener } from "../host/ports.js";
+import type { SessionHost } from "../host/session-host.js";
+import type { ConnState } from "./connection-state.js";
+import { settingsHandlers } from "./settings-methods.js";
+
+const SERVER_INFO = { name: "pith", version: "0.1.0" };
+
+export type Handler<M extends MethodName> = (params: ParsedParamsOf<M>, state: ConnState) => ResultOf<M> | Promise<ResultOf<M>>;
+export type Handlers = { [M in MethodName]: Handler<M> };
+
+/** Follows a session for this client (replacing an earlier subscription to it). */
+function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, afterSeq?: number, streamId?: string) {
+  const existing = state.subs.get(session.id);
+  if (existing) session.unsubscribe(existing);
+  const listener: SessionListener = (_event, wire) => state.conn.send(wire);
+  state.subs.set(session.id, listener);
+  return session.subscribe(listener, afterSeq, streamId);
+}
+
+/** env: where the user's settings file is ($PITH_HOME) */
+export function methodHandlers(host: SessionHost, replayBufferSize: number, env: NodeJS.ProcessEnv = process.env): Handlers {
+  const opened = (state: ConnState, session: LiveSession): ResultOf<"createSession"> => {
+    subscribeTo(host, state, session);
+    return { sessionId: session.id, sessionFile: session.file.file, state: session.getState() };
+  };
+  const session = (p: { sessionId: string }) => host.get(p.sessionId);
+  const settings = settingsHandlers(host, env);
+  return {
+    initialize: (p, state) => {
+      state.initialized = true;
+      state.capabilities = { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks };
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        serverInfo: SERVER_INFO,
+        capabilities: { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks, replayBufferSize },
+      };
+    },
+    createSession: (p, state) => opened(state, host.create(p)),
+    openSession: async (p, state) => opened(state, await host.open(p)),
+    listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),
+    closeSession: async (p, state) => {
+      state.subs.delete(p.sessionId);
+      await host.close(p.sessionId);
+      return { closed: true };
+    },
+    forkSession: async (p, state) => opened(state, await host.fork(p.sessionId, p.entryId)),
+    subscribe: (p, state) => {
+      const r = subscribeTo(host, state, session(p), p.afterSeq, p.streamId);
+      return { subscribed: true, replayed: r.replayed, ...(r.gap ? { gap: true } : {}), lastSeq: r.lastSeq, streamId: r.streamId };
+    },
+    unsubscribe: (p, state) => {
+      const listener = state.subs.get(p.sessionId);
+      if (listener) host.sessions.get(p.sessionId)?.unsubscribe(listener);
+      return { unsubscribed: state.subs.delete(p.sessionId) };
+    },
+    getState: (p) => session(p).getState(),
+    getMessages: (p) => session(p).getMessages(),
+    getTree: (p) => session(p).getTree(),
+    prompt: (p) => session(p).prompt(p),
+    abort: (p) => session(p).abort(),
+    compact: (p) => session(p).compact(p.instructions),
+    setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
+    navigateTree: (p) => session(p).navigateTree(p.targetId, p.summarize, p.instructions),
+    setModel: (p) => session(p).setModel(p.model),
+    setThinkingLevel: (p) => session(p).setThinkingLevel(p.level),
+    listModels: () => ({
+      models: host
+        .models()
+        .list()
+        .map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })),
+    }),
+    getSettings: (p) => settings.get(p.cwd),
+    updateSettings: (p) => settings.update(p.patch),
+    setSessionName: (p) => session(p).setName(p.name),
+    setLabel: (p) => session(p).setLabel(p.entryId, p.label),
+    deleteSession: (p) => host.delete(p.sessionId),
+    getSessionStats: (p) => session(p).stats(),
+    bash: (p) => session(p).bash(p.command),
+    setPermissionMode: (p) => {
+      session(p).permissionMode = p.mode;
+      return { mode: p.mode };
+    },
+  };
+}
