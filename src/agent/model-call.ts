@@ -1,0 +1,67 @@
+// One model call of a run: the context built from the store, the provider's stream turned into
+// the agent's message events, a failure retried or not as the host decides, and the final
+// message stored before it is announced. Kept apart from the loop, which only sees the stored
+// message (and the error, if the call failed).
+import type { AssistantMessage } from "../messages/types.js";
+import type { ProviderError, ToolSpec } from "../llm/types.js";
+import type { RunScope } from "./agent-options.js";
+import type { RunError } from "./events.js";
+
+/** One model call, retried as the host decides; returns the stored assistant message and, when the call failed, why. */
+export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[]): Promise<{ message: AssistantMessage; error: RunError | undefined }> {
+  const { options, emit, runId, signal } = scope;
+  const { session, provider, model } = options;
+  for (let attempt = 1; ; attempt++) {
+    const ctx = session.buildContext();
+    const messages = options.hooks?.transformContext ? options.hooks.transformContext(ctx.messages) : ctx.messages;
+    let final: AssistantMessage | undefined;
+    let failure: ProviderError | undefined;
+    let started = false;
+    for await (const ev of provider.stream({
+      model,
+      systemPrompt: options.systemPrompt,
+      messages,
+      tools: toolSpecs,
+      maxTokens: options.maxTokens ?? Math.min(model.maxOutputTokens, 32_000),
+      thinkingLevel: options.thinkingLevel,
+      signal,
+    })) {
+      if (ev.type === "start") {
+        started = true;
+        // a copy: the partial message keeps growing, and events are kept for replay
+        emit({ type: "message_start", runId, message: structuredClone(ev.partial) });
+      } else if (ev.type === "text_delta" || ev.type === "thinking_delta") {
+        emit({ type: "message_update", runId, message: ev.partial, delta: { type: ev.type === "text_delta" ? "text" : "thinking", contentIndex: ev.contentIndex, text: ev.delta } });
+      } else if (ev.type === "toolcall_start") {
+        emit({ type: "message_update", runId, message: ev.partial, delta: { type: "toolcall_start", contentIndex: ev.contentIndex, toolCallId: ev.id, toolName: ev.name } });
+      } else if (ev.type === "toolcall_delta") {
+        emit({ type: "message_update", runId, message: ev.partial, delta: { type: "toolcall_delta", contentIndex: ev.contentIndex, text: ev.delta } });
+      } else if (ev.type === "toolcall_end") {
+        emit({ type: "message_update", runId, message: ev.partial, delta: { type: "toolcall_end", contentIndex: ev.contentIndex, toolCallId: ev.toolCall.id, toolName: ev.toolCall.name } });
+      } else if (ev.type === "done") {
+        final = ev.message;
+      } else if (ev.type === "error") {
+        final = ev.message;
+        failure = ev.error;
+      }
+    }
+    if (!final) throw new Error(`provider ${provider.name} ended its stream without a final message`);
+    if (!started) emit({ type: "message_start", runId, message: final });
+    if (failure && failure.errorClass !== "aborted" && !signal.aborted && options.hooks?.onModelError) {
+      const decision = await options.hooks.onModelError(failure, { runId, attempt, signal });
+      if (decision.action === "retry" && !signal.aborted) {
+        // the failed attempt is not stored: the retry takes its place
+        emit({ type: "message_end", runId, message: final, willRetry: true });
+        continue;
+      }
+    }
+    if (failure && signal.aborted) {
+      final.stopReason = "aborted";
+      final.errorMessage = "request aborted";
+    }
+    const error = failure && failure.errorClass !== "aborted" ? { message: failure.message, errorClass: failure.errorClass, status: failure.status } : undefined;
+    const entry = session.appendMessage(final, { sync: true });
+    emit({ type: "message_end", runId, message: final, entryId: entry.id });
+    return { message: final, error };
+  }
+}

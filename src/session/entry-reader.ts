@@ -1,0 +1,135 @@
+// Turning the index's byte spans back into entries: one entry on demand, or many in runs of
+// neighbouring lines read with one read each (a pread per entry was most of the first tree's
+// time), and the tree's sketches straight from a line's bytes where that is enough. Kept apart
+// from SessionFile so the read path (the hot one: context, tree, fork) is one small file.
+import { SessionError, type SessionWarning } from "./errors.js";
+import { inSlices, readRange } from "./line-reader.js";
+import type { EntryRecord } from "./load.js";
+import { sketchFromLine } from "./sketch-bytes.js";
+import { sketchOf, type EntrySketch } from "./tree.js";
+import type { SessionEntry } from "./types.js";
+
+/** The file a session reads from and appends to, shared by its parts; `fd` is null once closed. */
+export interface SessionFd {
+  readonly file: string;
+  fd: number | null;
+}
+
+export function sessionClosed(file: string): SessionError {
+  return new SessionError("SessionClosed", `session is closed: ${file}`);
+}
+
+const UNREADABLE = "unreadable";
+/** A run read at once holds neighbouring lines up to this many bytes, */
+const RUN_BYTES = 4 << 20;
+/** with gaps (lines not asked for, e.g. bookkeeping) of at most this many. */
+const RUN_GAP_BYTES = 64 << 10;
+
+export class EntryReader {
+  constructor(
+    private readonly handle: SessionFd,
+    /** the session's warnings: a damaged line found on the way is reported there */
+    private readonly warnings: SessionWarning[],
+  ) {}
+
+  assertOpen(): void {
+    if (this.handle.fd === null) throw sessionClosed(this.handle.file);
+  }
+
+  /** The entry of `rec`, read and parsed on first use (kept on the record when `cache`). */
+  parse(rec: EntryRecord, cache = true): SessionEntry {
+    if (rec.entry) return rec.entry;
+    const fd = this.handle.fd;
+    if (fd === null) throw sessionClosed(this.handle.file);
+    return this.parseText(rec, readRange(fd, rec.offset, rec.length).toString("utf8"), cache);
+  }
+
+  /** An entry from its line's text (kept on the record when `cache`). */
+  parseText(rec: EntryRecord, text: string, cache: boolean): SessionEntry {
+    if (rec.entry) return rec.entry;
+    let entry: SessionEntry;
+    try {
+      entry = JSON.parse(text) as SessionEntry;
+      if (typeof entry !== "object" || entry === null) throw new Error("not an object");
+    } catch {
+      // the start of the line looked right but the rest is damaged: keep the node, drop its content
+      this.warnings.push({ kind: "unreadable-entry", line: rec.lineNo, message: `entry ${rec.id} (line ${rec.lineNo}) is damaged; left out of the context` });
+      entry = { type: UNREADABLE, id: rec.id, parentId: rec.parentId, timestamp: rec.timestamp } as unknown as SessionEntry;
+    }
+    // the tree's parent may differ from the stored one (dangling parents are re-attached)
+    if (entry.parentId !== rec.parentId) entry = { ...entry, parentId: rec.parentId };
+    if (cache) rec.entry = entry;
+    return entry;
+  }
+
+  /** A message's role, parsed (and kept) when the light fields did not have it. */
+  roleOf(rec: EntryRecord): string | undefined {
+    if (rec.role === undefined && rec.type === "message") rec.role = (this.parse(rec) as { message?: { role?: string } }).message?.role;
+    return rec.role;
+  }
+
+  /** An entry's preview: parsed without keeping the entry (a huge file's tree must not hold every entry), kept itself. */
+  sketch(r: EntryRecord): EntrySketch {
+    return (r.sketch ??= sketchOf(this.parse(r, false)));
+  }
+
+  /** The entries of `records` (in file order), read in runs (see lineRuns). */
+  *parsedRuns(records: readonly EntryRecord[], keep: boolean): Generator<[EntryRecord, SessionEntry]> {
+    for (const l of this.lineRuns(records)) yield [l.rec, l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), keep) : this.parse(l.rec, keep)];
+  }
+
+  /** parsedRuns in slices of SLICE_MS, the event loop given back in between. */
+  eachParsedAsync(records: readonly EntryRecord[], keep: boolean, visit: (r: EntryRecord, e: SessionEntry) => void): Promise<void> {
+    return inSlices(this.parsedRuns(records, keep), ([r, e]) => visit(r, e), () => this.assertOpen());
+  }
+
+  /** The tree's sketches of `records`, from their lines' bytes where that is enough, else parsed (not kept). */
+  *sketchedRuns(records: readonly EntryRecord[]): Generator<[EntryRecord, EntrySketch]> {
+    for (const l of this.lineRuns(records)) {
+      const fromBytes = l.buf ? sketchFromLine(l.buf, l.start, lineContentEnd(l.buf, l.start, l.end)) : undefined;
+      yield [l.rec, fromBytes ?? sketchOf(l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), false) : this.parse(l.rec, false))];
+    }
+  }
+
+  /**
+   * The lines of `records` (in file order), each run of neighbouring lines read with one read (a
+   * pread per entry was most of the first tree's time). An entry already parsed, or that lives in
+   * memory only, comes without bytes.
+   */
+  private *lineRuns(records: readonly EntryRecord[]): Generator<{ rec: EntryRecord; buf?: Buffer; start: number; end: number }> {
+    let i = 0;
+    while (i < records.length) {
+      const first = records[i];
+      if (first.entry || first.length === 0) {
+        yield { rec: first, start: 0, end: 0 };
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      let end = first.offset + first.length;
+      for (; j < records.length; j++) {
+        const r = records[j];
+        if (r.entry || r.length === 0 || r.offset < end || r.offset - end > RUN_GAP_BYTES || r.offset + r.length - first.offset > RUN_BYTES) break;
+        end = r.offset + r.length;
+      }
+      // checked before every run: an async reader may find the session closed between slices
+      const fd = this.handle.fd;
+      if (fd === null) throw sessionClosed(this.handle.file);
+      const buf = readRange(fd, first.offset, end - first.offset);
+      for (let k = i; k < j; k++) {
+        const r = records[k];
+        const at = r.offset - first.offset;
+        yield { rec: r, buf, start: at, end: at + r.length };
+      }
+      i = j;
+    }
+  }
+}
+
+/** The end of a line's content in `buf`: before its "\n" (and a "\r" before that). */
+function lineContentEnd(buf: Buffer, start: number, end: number): number {
+  let e = end;
+  if (e > start && buf[e - 1] === 0x0a) e--;
+  if (e > start && buf[e - 1] === 0x0d) e--;
+  return e;
+}
