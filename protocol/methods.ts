@@ -2,6 +2,7 @@
 // are -32602) and results. Params are always by name (an object); absent params mean {}.
 import { z } from "zod";
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./version.js";
+import { SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
 import {
   AgentMessage,
   CompactionResult,
@@ -15,8 +16,6 @@ import {
 
 const SessionRef = { sessionId: Id };
 
-/** How the model's bash commands are confined: see docs/security.md. */
-export const SandboxMode = z.enum(["workspace-write", "readonly", "off"]);
 const NonNegInt = z.int().nonnegative();
 
 /** Hooks a client can serve (server -> client requests other than requestPermission). */
@@ -133,124 +132,6 @@ export const TreeNode = z.object({
   label: z.string().optional(),
   /** nesting level for display: 0 for roots, one more below each fork */
   depth: NonNegInt,
-});
-
-const nullableKey = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
-
-/** A settings key a file set but that was not honoured there (getSettings' warnings). */
-export const SettingsWarning = z.object({
-  file: z.string(),
-  /** the key as written, e.g. "allowOutsideCwd" or "sandbox" */
-  key: z.string(),
-  message: z.string(),
-});
-
-/** Settings (the user's settings.json), as getSettings / updateSettings return them. */
-export const Settings = z.object({
-  model: z.string().optional(),
-  thinkingLevel: ThinkingLevel.optional(),
-  systemPrompt: z.string().optional(),
-  appendSystemPrompt: z.string().optional(),
-  compaction: z
-    .object({
-      enabled: z.boolean(),
-      reserveTokens: z.int().positive(),
-      keepRecentTokens: z.int().positive(),
-      model: z.string(),
-      minSavingsFraction: z.number().min(0).max(1),
-      userMessagesFraction: z.number().min(0).max(1),
-      maxBlockChars: z.int().positive(),
-      summaryTimeoutMs: z.int().positive(),
-      /** write the summary in the background past this fraction of the threshold (0: off) */
-      prepareAt: z.number().min(0).lt(1),
-      prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
-    })
-    .partial()
-    .optional(),
-  models: z
-    .array(
-      z.object({
-        id: z.string().min(1),
-        name: z.string().optional(),
-        contextWindow: z.int().positive().optional(),
-        maxOutputTokens: z.int().positive().optional(),
-        pricing: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
-        thinking: z.enum(["adaptive", "budget", "none"]).optional(),
-      }),
-    )
-    .optional(),
-  allowOutsideCwd: z.boolean().optional(),
-  maxTurns: z.int().positive().optional(),
-  /** the permission mode new sessions start in (default "auto") */
-  permissionMode: PermissionMode.optional(),
-  sandbox: z
-    .object({
-      /** default: "workspace-write" where bubblewrap works, else "off" */
-      mode: SandboxMode,
-      /** network access for sandboxed commands (default true) */
-      network: z.boolean(),
-      /** more directories sandboxed commands may write (absolute, or ~/...) */
-      writableRoots: z.array(z.string().min(1)),
-    })
-    .partial()
-    .optional(),
-  /** more environment variable names kept from tool processes (pith's own secrets always are) */
-  secretEnv: z.array(z.string().min(1)).optional(),
-});
-
-/**
- * updateSettings' patch: a JSON merge patch (RFC 7386) over the user's settings. Objects merge
- * key by key, null removes a key, anything else (arrays included) replaces. Strict at every
- * level so a misspelt key is -32602.
- */
-export const SettingsPatch = z.strictObject({
-  model: nullableKey(z.string().min(1)),
-  thinkingLevel: nullableKey(ThinkingLevel),
-  systemPrompt: nullableKey(z.string()),
-  appendSystemPrompt: nullableKey(z.string()),
-  compaction: nullableKey(
-    z.strictObject({
-      enabled: nullableKey(z.boolean()),
-      reserveTokens: nullableKey(z.int().positive()),
-      keepRecentTokens: nullableKey(z.int().positive()),
-      model: nullableKey(z.string().min(1)),
-      minSavingsFraction: nullableKey(z.number().min(0).max(1)),
-      userMessagesFraction: nullableKey(z.number().min(0).max(1)),
-      maxBlockChars: nullableKey(z.int().positive()),
-      summaryTimeoutMs: nullableKey(z.int().positive()),
-      prepareAt: nullableKey(z.number().min(0).lt(1)),
-      prune: nullableKey(
-        z.strictObject({
-          enabled: nullableKey(z.boolean()),
-          keepToolTokens: nullableKey(NonNegInt),
-          minPruneTokens: nullableKey(NonNegInt),
-        }),
-      ),
-    }),
-  ),
-  models: nullableKey(
-    z.array(
-      z.strictObject({
-        id: z.string().min(1),
-        name: z.string().optional(),
-        contextWindow: z.int().positive().optional(),
-        maxOutputTokens: z.int().positive().optional(),
-        pricing: z.strictObject({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
-        thinking: z.enum(["adaptive", "budget", "none"]).optional(),
-      }),
-    ),
-  ),
-  allowOutsideCwd: nullableKey(z.boolean()),
-  maxTurns: nullableKey(z.int().positive()),
-  permissionMode: nullableKey(PermissionMode),
-  sandbox: nullableKey(
-    z.strictObject({
-      mode: nullableKey(SandboxMode),
-      network: nullableKey(z.boolean()),
-      writableRoots: nullableKey(z.array(z.string().min(1))),
-    }),
-  ),
-  secretEnv: nullableKey(z.array(z.string().min(1))),
 });
 
 // -- the methods --
@@ -588,8 +469,6 @@ export type SessionState = z.output<typeof SessionState>;
 export type SessionOpened = z.output<typeof SessionOpened>;
 export type SessionSummary = z.output<typeof SessionSummary>;
 export type TreeNode = z.output<typeof TreeNode>;
-export type Settings = z.output<typeof Settings>;
-export type SettingsWarning = z.output<typeof SettingsWarning>;
-export type SandboxMode = z.output<typeof SandboxMode>;
-export type SettingsPatch = z.input<typeof SettingsPatch>;
 export type HookName = z.output<typeof HookName>;
+
+export { CompactionSettingsShape, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
-import type { Settings } from "../agent/settings.js";
+import type { Settings } from "../host/settings.js";
 import { SessionHost } from "../host/session-host.js";
 import { generateToken, validToken, writeTokenFile } from "../rpc/auth.js";
 import { RpcServer } from "../rpc/server.js";

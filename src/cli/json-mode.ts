@@ -2,7 +2,7 @@
 // notification's params plus "type"), the session header first. Exit 0 when the run ends
 // normally, 1 on an error or an abort, 2 on bad usage.
 import type { Logger } from "pino";
-import type { Settings } from "../agent/settings.js";
+import type { Settings } from "../host/settings.js";
 import { HostError } from "../host/errors.js";
 import type { LiveSession } from "../host/live-session.js";
 import { hostErrorOf } from "../host/session-host.js";

@@ -1,6 +1,6 @@
 // `pith` command line. The daemon modes (--mode rpc | json, serve) hang off this entry later;
 // for now it offers a few commands over the session store.
-import type { Settings } from "../agent/settings.js";
+import type { Settings } from "../host/settings.js";
 import { createLogger } from "../log/logger.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions } from "../session/index.js";
 import { runDaemon } from "./daemon.js";

@@ -1,4 +1,6 @@
 // Compaction settings. The first three are Pi's, with Pi's defaults.
+import type { CompactionSettingsShape } from "../../protocol/settings.js";
+import type { Assert, SameShape } from "../../protocol/type-checks.js";
 
 export interface PruneSettings {
   /** replace old tool outputs with a placeholder in the model's view (never in the file) */
@@ -78,3 +80,8 @@ export function fitToWindow(settings: CompactionSettings, contextWindow: number)
   const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.floor((contextWindow - reserveTokens) * 0.4));
   return { ...settings, reserveTokens, keepRecentTokens };
 }
+
+// The settings file's compaction keys are the protocol's (protocol/settings.ts), all optional
+// there; filled in, they must be exactly these.
+type WireCompaction = Omit<CompactionSettingsShape, "model" | "prune"> & { model?: string; prune: Required<CompactionSettingsShape["prune"]> };
+export type WireSettingsCheck = Assert<SameShape<CompactionSettings, WireCompaction>>;

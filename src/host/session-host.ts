@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
-import { resolveSettings, type Settings, type SettingsWarning } from "../agent/settings.js";
+import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
 import { AnthropicProvider } from "../llm/anthropic.js";
 import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";

@@ -4,7 +4,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Settings } from "../agent/settings.js";
+import type { Settings } from "./settings.js";
 import { sandboxAvailable, type SandboxPolicy } from "../tools/sandbox.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { ToolContext } from "../tools/types.js";

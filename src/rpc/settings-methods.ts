@@ -4,7 +4,7 @@
 // getSettings also reports the keys project settings files set but may not (see settings.ts).
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../agent/settings.js";
+import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../host/settings.js";
 import { callerPath } from "../host/caller-paths.js";
 import { ErrorCode, HostError } from "../host/errors.js";
 import type { SessionHost } from "../host/session-host.js";

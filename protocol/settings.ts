@@ -1,0 +1,107 @@
+// The settings shape (the user's settings.json, getSettings' result) and updateSettings' patch,
+// which is derived from it: one definition, so a key added to the settings is patchable at once
+// and the two cannot disagree on a key's type or bounds.
+import { z } from "zod";
+import { PermissionMode, ThinkingLevel } from "./messages.js";
+
+const NonNegInt = z.int().nonnegative();
+
+/** How the model's bash commands are confined: see docs/security.md. */
+export const SandboxMode = z.enum(["workspace-write", "readonly", "off"]);
+
+/** A settings key a file set but that was not honoured there (getSettings' warnings). */
+export const SettingsWarning = z.object({
+  file: z.string(),
+  /** the key as written, e.g. "allowOutsideCwd" or "sandbox" */
+  key: z.string(),
+  message: z.string(),
+});
+
+/** Every compaction setting (src/compaction/settings.ts checks its type against this one). */
+export const CompactionSettingsShape = z.object({
+  enabled: z.boolean(),
+  reserveTokens: z.int().positive(),
+  keepRecentTokens: z.int().positive(),
+  model: z.string().min(1),
+  minSavingsFraction: z.number().min(0).max(1),
+  userMessagesFraction: z.number().min(0).max(1),
+  maxBlockChars: z.int().positive(),
+  summaryTimeoutMs: z.int().positive(),
+  /** write the summary in the background past this fraction of the threshold (0: off) */
+  prepareAt: z.number().min(0).lt(1),
+  prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
+});
+
+/** Settings (the user's settings.json), as getSettings / updateSettings return them. */
+export const Settings = z.object({
+  model: z.string().min(1).optional(),
+  thinkingLevel: ThinkingLevel.optional(),
+  systemPrompt: z.string().optional(),
+  appendSystemPrompt: z.string().optional(),
+  compaction: CompactionSettingsShape.partial().optional(),
+  models: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string().optional(),
+        contextWindow: z.int().positive().optional(),
+        maxOutputTokens: z.int().positive().optional(),
+        pricing: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).optional(),
+        thinking: z.enum(["adaptive", "budget", "none"]).optional(),
+      }),
+    )
+    .optional(),
+  allowOutsideCwd: z.boolean().optional(),
+  maxTurns: z.int().positive().optional(),
+  /** the permission mode new sessions start in (default "auto") */
+  permissionMode: PermissionMode.optional(),
+  sandbox: z
+    .object({
+      /** default: "workspace-write" where bubblewrap works, else "off" */
+      mode: SandboxMode,
+      /** network access for sandboxed commands (default true) */
+      network: z.boolean(),
+      /** more directories sandboxed commands may write (absolute, or ~/...) */
+      writableRoots: z.array(z.string().min(1)),
+    })
+    .partial()
+    .optional(),
+  /** more environment variable names kept from tool processes (pith's own secrets always are) */
+  secretEnv: z.array(z.string().min(1)).optional(),
+});
+
+/** The same shape with unknown keys refused at every depth (a patch's array replaces whole). */
+function strictDeep(schema: z.ZodType): z.ZodType {
+  if (schema instanceof z.ZodOptional) return strictDeep(schema.unwrap() as z.ZodType).optional();
+  if (schema instanceof z.ZodArray) return z.array(strictDeep(schema.element as z.ZodType));
+  if (schema instanceof z.ZodObject) return z.strictObject(Object.fromEntries(Object.entries(schema.shape).map(([k, v]) => [k, strictDeep(v as z.ZodType)])));
+  return schema;
+}
+
+/** A merge patch over an object shape: every key optional, null removes it, objects merge key by key. */
+function mergePatchOf(shape: z.ZodObject): z.ZodType {
+  const keys = Object.entries(shape.shape).map(([key, value]) => {
+    let inner = value as z.ZodType;
+    if (inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
+    const patched = inner instanceof z.ZodObject ? mergePatchOf(inner) : strictDeep(inner);
+    return [key, patched.nullable().optional()];
+  });
+  return z.strictObject(Object.fromEntries(keys));
+}
+
+/**
+ * updateSettings' patch: a JSON merge patch (RFC 7386) over the user's settings. Objects merge
+ * key by key, null removes a key, anything else (arrays included) replaces. Strict at every
+ * level so a misspelt key is -32602.
+ */
+export const SettingsPatch = mergePatchOf(Settings) as z.ZodType<SettingsPatchShape, SettingsPatchShape>;
+
+/** A patch of T: each key optional and nullable, objects patched in turn, arrays and the rest whole. */
+type MergePatch<T> = { [K in keyof T]?: (NonNullable<T[K]> extends readonly unknown[] ? T[K] : NonNullable<T[K]> extends object ? MergePatch<NonNullable<T[K]>> : T[K]) | null };
+type SettingsPatchShape = MergePatch<z.output<typeof Settings>>;
+
+export type Settings = z.output<typeof Settings>;
+export type SettingsWarning = z.output<typeof SettingsWarning>;
+export type SandboxMode = z.output<typeof SandboxMode>;
+export type SettingsPatch = SettingsPatchShape;
+export type CompactionSettingsShape = z.output<typeof CompactionSettingsShape>;
