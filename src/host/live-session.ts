@@ -11,23 +11,18 @@ import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./errors.js";
-import type { StoredCompaction } from "./compaction-runner.js";
 import { ExclusiveSlot } from "./exclusive.js";
-import type { BeforeCompactHook, PermissionAsker, SessionListener } from "./ports.js";
+import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
-import { buildSessionAgent, untilStored } from "./session-agent.js";
+import { buildSessionAgent, storedModel, untilStored } from "./session-agent.js";
 import { SessionCompaction } from "./session-compaction.js";
-import { SessionEvents, type EventFields } from "./session-events.js";
+import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
 import { SessionSettings } from "./session-settings.js";
 import { sessionStats } from "./session-stats.js";
 import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
 import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
-
-export type { StoredCompaction };
-
-export type PermissionMode = "auto" | "ask" | "readonly";
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
@@ -82,15 +77,7 @@ export class LiveSession {
     this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"));
     this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
     const ctx = file.buildContext();
-    this.model = deps.defaultModel;
-    if (ctx.model) {
-      try {
-        this.model = deps.resolveModel(ctx.model.modelId);
-      } catch {
-        // a model this daemon does not know (another provider's, in a Pi file): go on with the default
-        deps.logger.warn({ sessionId: this.id, model: ctx.model.modelId }, "the session's model is unknown here; using the default");
-      }
-    }
+    this.model = storedModel(ctx.model?.modelId, deps);
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
     this.compaction = new SessionCompaction({
       sessionId: this.id,
@@ -112,7 +99,7 @@ export class LiveSession {
 
   // -- events --
 
-  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): { replayed: number; gap: boolean; lastSeq: number; streamId: string } {
+  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {
     return this.events.subscribe(listener, afterSeq, streamId);
   }
 

@@ -7,6 +7,9 @@
 import type { ServerRequestParams } from "../../protocol/index.js";
 import type { SessionEvent } from "./event-buffer.js";
 
+/** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
+export type PermissionMode = "auto" | "ask" | "readonly";
+
 export type PermissionOutcome = "allow" | "allowAlways" | "deny";
 
 /** The tool call a client is asked about: {sessionId, runId?, toolCallId, toolName, args}. */

@@ -9,8 +9,7 @@ import type { ToolCall } from "../messages/types.js";
 import { ErrorCode } from "./errors.js";
 import type { QueueChange } from "./prompt-queue.js";
 import type { EventFields } from "./session-events.js";
-import type { PermissionMode } from "./live-session.js";
-import type { PermissionAsker } from "./ports.js";
+import type { PermissionAsker, PermissionMode } from "./ports.js";
 
 /** What the hooks need of the session: narrow, so the policy reads as one piece. */
 export interface RunHost {

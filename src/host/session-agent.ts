@@ -2,6 +2,7 @@
 // model and thinking level in effect, and the run policy's hooks. Rebuilt when the model or the
 // thinking level changes; the session keeps the overhead (prompt and tool definitions, in tokens)
 // since every request carries it.
+import type { Logger } from "pino";
 import { Agent, toolSpecsOf, type AgentHooks } from "../agent/agent.js";
 import { buildSystemPrompt } from "../agent/system-prompt.js";
 import { estimateTextTokens } from "../compaction/index.js";
@@ -20,6 +21,18 @@ export interface SessionAgentOptions {
   appendSystemPrompt?: string;
   maxTurns?: number;
   hooks: AgentHooks;
+}
+
+/** The model a session file last chose, if this daemon knows it; else the default. */
+export function storedModel(modelId: string | undefined, deps: { defaultModel: ModelInfo; resolveModel(id: string): ModelInfo; logger: Logger }): ModelInfo {
+  if (modelId === undefined) return deps.defaultModel;
+  try {
+    return deps.resolveModel(modelId);
+  } catch {
+    // a model this daemon does not know (another provider's, in a Pi file): go on with the default
+    deps.logger.warn({ model: modelId }, "the session's model is unknown here; using the default");
+    return deps.defaultModel;
+  }
 }
 
 export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overheadTokens: number } {

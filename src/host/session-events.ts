@@ -13,6 +13,14 @@ export type EventFields<E extends EventName> = Omit<EventParams<E>, "sessionId" 
 /** Any event with its type, before it is numbered. */
 export type WireEvent = { [E in EventName]: { type: E } & EventFields<E> }[EventName];
 
+/** What subscribe did: events replayed, or a gap; where the stream stands now. */
+export interface Subscription {
+  replayed: number;
+  gap: boolean;
+  lastSeq: number;
+  streamId: string;
+}
+
 type TextDelta = { runId: string; delta: { type: "text" | "thinking"; contentIndex: number; text: string } };
 
 export class SessionEvents {
@@ -40,7 +48,7 @@ export class SessionEvents {
    * Adds a listener; with afterSeq, first replays the buffered events after it. An afterSeq from
    * another stream (before the session was reopened) cannot be replayed: gap.
    */
-  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): { replayed: number; gap: boolean; lastSeq: number; streamId: string } {
+  subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {
     let replayed = 0;
     let gap = false;
     if (afterSeq !== undefined) {
