@@ -95,7 +95,7 @@ function stateFields(st: SessionState): Pick<SessionView, "info" | "running" | "
   };
 }
 
-/** The view after one event (`{type: name, ...params}`). Events of other sessions change nothing. */
+/** The view after one event (`{type: name, ...params}`). Another session's events, and ones at or below view.seq (a replay, or covered by the fetch), change nothing. */
 export function reduceSessionView(view: SessionView, ev: EventLine): SessionView {
   if (ev.sessionId !== view.sessionId || ev.seq <= view.seq) return view;
   const next: { -readonly [K in keyof SessionView]: SessionView[K] } = { ...view, seq: ev.seq };
@@ -142,11 +142,6 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
 }
 
 // ---- derived ---------------------------------------------------------------------------------------
-
-/** Whether anything runs that the session must finish before most requests (SessionBusy otherwise). */
-export function isBusy(view: Pick<SessionView, "running" | "compacting" | "summarizing">): boolean {
-  return view.running || view.compacting || view.summarizing;
-}
 
 /** The auto-compaction threshold as the daemon computes it: window - min(reserve, window/2). */
 export function compactionThreshold(contextWindow: number, reserveTokens = 16384): number {

@@ -99,7 +99,7 @@ export class TranscriptDraft {
   }
 
   putSummary(compactionId: string, text: string): void {
-    if (this.s.liveSummaries.get(compactionId) !== text || !this.s.liveSummaries.has(compactionId)) this.writable("liveSummaries").set(compactionId, text);
+    if (this.s.liveSummaries.get(compactionId) !== text) this.writable("liveSummaries").set(compactionId, text);
   }
 
   forgetSummary(compactionId: string): void {

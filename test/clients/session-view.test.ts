@@ -103,7 +103,13 @@ test("a run: the prompt, a reply streamed with thinking, text and a tool call, t
     { type: "toolcall_start", contentIndex: 2, toolCallId: "tc1", toolName: "read" },
     { type: "toolcall_delta", contentIndex: 2, text: '{"path":' },
   ];
-  for (const delta of deltas) f.emit("message_update", { runId: RUN, delta });
+  f.emit("message_update", { runId: RUN, delta: deltas[0] });
+  f.emit("message_update", { runId: RUN, delta: deltas[1] });
+  f.emit("message_update", { runId: RUN, delta: deltas[2] });
+  // what was handed out is never changed by later events (the next delta extends this text block)
+  const midRun = f.view;
+  const midRunCopy = structuredClone(midRun);
+  for (const delta of deltas.slice(3)) f.emit("message_update", { runId: RUN, delta });
   const streaming = f.item("assistant");
   assert.equal(streaming.status, "streaming");
   assert.deepEqual(streaming.message.content, [
@@ -112,10 +118,6 @@ test("a run: the prompt, a reply streamed with thinking, text and a tool call, t
     { type: "toolCall", id: "tc1", name: "read", arguments: {} },
   ]);
   assert.deepEqual(f.view.transcript.tools.get("tc1"), { id: "tc1", name: "read", status: "streaming", rawArgs: '{"path":' }, "the arguments' JSON so far");
-
-  // what was handed out is never changed by later events
-  const midRun = f.view;
-  const midRunCopy = structuredClone(midRun);
 
   f.emit("message_update", { runId: RUN, delta: { type: "toolcall_delta", contentIndex: 2, text: '"notes.md"}' } });
   f.emit("message_update", { runId: RUN, delta: { type: "toolcall_end", contentIndex: 2, toolCallId: "tc1", toolName: "read" } });
@@ -137,9 +139,11 @@ test("a run: the prompt, a reply streamed with thinking, text and a tool call, t
   assert.equal(f.view.transcript.tools.get("tc1")?.result, result);
   // the tool result also comes as a message: shown already (with its call), not again
   const itemsBefore = f.items;
+  const toolsBefore = f.view.transcript.tools;
   f.emit("message_start", { runId: RUN, message: result });
   f.emit("message_end", { runId: RUN, message: result, entryId: "e3" });
   assert.equal(f.items, itemsBefore, "no item for the tool result message");
+  assert.equal(f.view.transcript.tools, toolsBefore, "nor anything to redraw");
   // a replayed tool_execution_start does not take a finished call back to running
   f.emit("tool_execution_start", { runId: RUN, toolCallId: "tc1", toolName: "read", args: { path: "notes.md" } });
   assert.equal(f.view.transcript.tools.get("tc1")?.status, "done");
