@@ -1,50 +1,10 @@
-// Error codes. The numbers are stable: clients switch on them. `message` is for people; `data`
-// carries the details (its shape per code is below where the protocol fixes one).
+// Error codes and the shapes of their data. `message` is for people; `data` carries the details
+// (its shape per code is below where the protocol fixes one). The codes themselves live in
+// error-codes.ts (no zod there, for browser bundles) and are re-exported from here.
 import { z } from "zod";
 import { ErrorClass } from "./messages.js";
 
-export const ErrorCodes = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  NotInitialized: -32002,
-  SessionNotFound: -32010,
-  SessionBusy: -32011,
-  NothingToCompact: -32012,
-  EntryNotFound: -32013,
-  ProviderError: -32014,
-  SessionLocked: -32015,
-  Aborted: -32016,
-  CompactionSkipped: -32017,
-} as const;
-
-export type ErrorCodeName = keyof typeof ErrorCodes;
-export type ErrorCode = (typeof ErrorCodes)[ErrorCodeName];
-
-export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
-  ParseError: "The message is not valid JSON.",
-  InvalidRequest: "The message is not a valid JSON-RPC 2.0 request (or is over the size limit).",
-  MethodNotFound: "No such method.",
-  InvalidParams: "The params do not match the method's schema (wrong type, missing or unknown key, unsupported protocol version); data is the zod error tree.",
-  InternalError: "The server failed unexpectedly; details are in its log.",
-  NotInitialized: "A request arrived before `initialize` on this connection.",
-  SessionNotFound: "No session with this id (or file), or the session is not open.",
-  SessionBusy: "The session is running, compacting, summarizing a branch or running a command; the request needs it idle.",
-  NothingToCompact: "The context holds nothing before the cut point: there is nothing to summarize.",
-  EntryNotFound: "No entry with this id in the session.",
-  ProviderError: "The model provider failed; data carries class, status and retryable.",
-  SessionLocked: "Another process holds the session file's write lock.",
-  Aborted: "The operation was aborted (the `abort` method, or a beforeCompact hook cancelled it).",
-  CompactionSkipped: "An automatic compaction was skipped because it would free too little; sent as an `error` event, never as a response.",
-};
-
-/** The name of a code, or undefined for a code this version does not define. */
-export function errorCodeName(code: number): ErrorCodeName | undefined {
-  for (const [name, value] of Object.entries(ErrorCodes)) if (value === code) return name as ErrorCodeName;
-  return undefined;
-}
+export { ErrorCodes, ErrorDescriptions, errorCodeName, type ErrorCode, type ErrorCodeName } from "./error-codes.js";
 
 // -- data shapes --
 
