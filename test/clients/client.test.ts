@@ -25,6 +25,7 @@ import {
   type Transport,
 } from "../../clients/ts/index.js";
 import { connectBrowserWebSocket, tokenFromHash, type BrowserWebSocketConstructor } from "../../clients/ts/browser.js";
+import "../support/fresh-dist.js"; // the real-daemon tests run bin/pith: importing it builds dist/ when it is stale
 import { tempDir } from "../support/tmp.js";
 
 const NOTES = "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n";

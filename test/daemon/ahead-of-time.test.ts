@@ -9,7 +9,7 @@ import { assembleSummary, compactionSettings, fitToWindow, prepareCompaction } f
 import { SessionFile } from "../../src/session/index.js";
 import type { CompactionEntry } from "../../src/session/types.js";
 import { hang, startFakeAnthropic, textReply, type FakeAnthropic, type Scenario } from "../support/fake-anthropic.js";
-import { bigText, FLOW_SETTINGS, poll, SMALL_MODEL, startRpcDaemon, writeSettings, type Ev, type RpcDaemon } from "../support/daemon-client.js";
+import { asEvent, bigText, byType, FLOW_SETTINGS, poll, SMALL_MODEL, startRpcDaemon, writeSettings, type Ev, type RpcDaemon } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -52,11 +52,11 @@ async function toSoftThreshold(d: RpcDaemon, sessionId: string, summarizer: Scen
   const from = d.peer.mark();
   fake.enqueue(textReply("second", { usage: { input_tokens: 23_000 } }), summarizer);
   await d.peer.runPrompt(sessionId, bigText("TWO"));
-  const started = await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_update" && e.reason === "prepare", "the summary to start ahead of time", from);
+  const started = asEvent(await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_update" && e.reason === "prepare", "the summary to start ahead of time", from), "compaction_update");
   return { prepareId: started.compactionId, from };
 }
 
-const updates = (events: Ev[], id: string) => events.filter((e) => e.type === "compaction_update" && e.compactionId === id);
+const updates = (events: Ev[], id: string) => byType(events, "compaction_update").filter((e) => e.compactionId === id);
 const deltas = (events: Ev[], id: string) => updates(events, id).map((e) => e.delta ?? "").join("");
 
 test("at the trigger a summary written ahead of time is applied at once: no summarizer request after the prompt, stored as a foreground compaction with that cut", async (t) => {
@@ -89,8 +89,8 @@ test("at the trigger a summary written ahead of time is applied at once: no summ
   assert.equal(start.reason, "threshold");
   assert.deepEqual(updates(run.events, prepareId).map((e) => e.phase), ["applying"]);
   assert.equal(end.compactionId, prepareId);
-  assert.equal(end.result.firstKeptEntryId, state.preparedCompaction.firstKeptEntryId, "the cut it was written for");
-  assert.ok(end.result.summary.startsWith(SUMMARY));
+  assert.equal(end.result!.firstKeptEntryId, state.preparedCompaction.firstKeptEntryId, "the cut it was written for");
+  assert.ok(end.result!.summary.startsWith(SUMMARY));
   assert.equal((await d.peer.request("getState", { sessionId })).preparedCompaction, undefined);
   d.endStdin();
   await d.waitExit();
@@ -121,7 +121,7 @@ test("a prepared summary made stale (the model changed) is discarded and never s
   const end = run.events.find((e) => e.type === "compaction_end")!;
   assert.notEqual(end.compactionId, prepareId);
   assert.equal(end.prepared, undefined);
-  assert.match(end.result.summary, /SUMMARY-FRESH/);
+  assert.match(end.result!.summary, /SUMMARY-FRESH/);
   const tree = await d.peer.request("getTree", { sessionId });
   assert.equal(tree.entries.filter((e: Json) => e.type === "compaction").length, 1, "only the fresh one");
   d.endStdin();
@@ -173,7 +173,7 @@ test("a trigger that comes while the summary is still being written waits for it
   assert.equal(start.prepared, true);
   assert.equal(summarizerRequests(requestsBefore).length, 1, "not started twice");
   assert.ok(updates(run.events, prepareId).some((e) => e.reason === "threshold" && e.delta), "the rest of the summary streams under the compaction's reason");
-  assert.ok(end.result.summary.startsWith(SUMMARY));
+  assert.ok(end.result!.summary.startsWith(SUMMARY));
   assert.equal(deltas(d.peer.events, prepareId), SUMMARY);
   d.endStdin();
   await d.waitExit();

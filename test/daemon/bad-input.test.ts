@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { checkDist, Cleanup, FLOW_SETTINGS, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon } from "../support/daemon-client.js";
+import { agentEnd, checkDist, Cleanup, FLOW_SETTINGS, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon } from "../support/daemon-client.js";
 import { tempDir } from "../support/tmp.js";
 
 let fake: FakeAnthropic;
@@ -320,7 +320,7 @@ test("upgrade checks: missing or wrong token 401, wrong Origin 403, the local Or
 test("after all of that the daemon still runs a whole prompt with a tool", async () => {
   fake.enqueue(toolUseReply("read", { path: "a.txt" }), textReply("It says hello."));
   const run = await stdio.runPrompt(sessionId, "read a.txt again");
-  assert.equal(run.events.at(-1)!.stopReason, "stop");
+  assert.equal(agentEnd(run.events).stopReason, "stop");
   assert.equal(daemon.exit, null);
   assert.deepEqual(stdio.violations, []);
   assert.deepEqual(stdio.garbage, []);
