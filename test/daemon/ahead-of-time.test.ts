@@ -13,7 +13,6 @@ import { asEvent, bigText, byType, FLOW_SETTINGS, poll, SMALL_MODEL, startRpcDae
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let fake: FakeAnthropic;
 before(async () => {
@@ -69,7 +68,7 @@ test("at the trigger a summary written ahead of time is applied at once: no summ
   assert.ok(state.preparedCompaction.requests >= 1);
   assert.equal(deltas(d.peer.events.slice(from), prepareId), SUMMARY, "the deltas make the summary");
   const tree = await d.peer.request("getTree", { sessionId });
-  assert.equal(tree.entries.filter((e: Json) => e.type === "compaction").length, 0, "nothing stored before the trigger");
+  assert.equal(tree.entries.filter((e) => e.type === "compaction").length, 0, "nothing stored before the trigger");
 
   fake.enqueue(textReply("third"));
   const before = fake.requests.length;
@@ -123,7 +122,7 @@ test("a prepared summary made stale (the model changed) is discarded and never s
   assert.equal(end.prepared, undefined);
   assert.match(end.result!.summary, /SUMMARY-FRESH/);
   const tree = await d.peer.request("getTree", { sessionId });
-  assert.equal(tree.entries.filter((e: Json) => e.type === "compaction").length, 1, "only the fresh one");
+  assert.equal(tree.entries.filter((e) => e.type === "compaction").length, 1, "only the fresh one");
   d.endStdin();
   await d.waitExit();
 });
@@ -156,7 +155,7 @@ test("kill -9 during preparation loses nothing: the reopened session has every m
   const reopened = await d2.peer.request("openSession", { sessionFile });
   assert.equal(reopened.state.preparedCompaction, undefined);
   assert.deepEqual((await d2.peer.request("getMessages", { sessionId })).messages, messages);
-  assert.equal((await d2.peer.request("getTree", { sessionId })).entries.filter((e: Json) => e.type === "compaction").length, 0);
+  assert.equal((await d2.peer.request("getTree", { sessionId })).entries.filter((e) => e.type === "compaction").length, 0);
   d2.endStdin();
   await d2.waitExit();
 });
