@@ -13,6 +13,8 @@
 // - Bad input on purpose: `sendRaw(text)` / `send(object)` bypass the client, and
 //   `expectError(method, params, code)` takes any method name and params. Answers to raw
 //   requests land in `received` (the client reports them as unknown answers: see `clientReports`).
+//   Give raw requests string ids: the client numbers its own requests 1, 2, 3, ..., and an answer
+//   is matched by id.
 import { PithClient, PithConnectionError, PithRpcError, PithTimeoutError, eventSchemas, methodSchemas, type CloseInfo, type ServerRequestHandler, type Transport } from "../../clients/ts/index.js";
 import { isEventName, PROTOCOL_VERSION, type EventLine, type EventName, type EventParams, type MethodName, type ParamsOf, type ResultOf, type ServerRequestName, type ServerRequestParams } from "../../protocol/index.js";
 
