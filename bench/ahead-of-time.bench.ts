@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bigText, FLOW_SETTINGS, SMALL_MODEL, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
+import { bigText, byType, FLOW_SETTINGS, SMALL_MODEL, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { round, table } from "./util.js";
 
@@ -78,7 +78,7 @@ async function summarizerCost(fake: FakeAnthropic, prepareAt: number, prompts: n
     const from = d.peer.mark();
     for (let i = 0; i < prompts; i++) await d.peer.runPrompt(sessionId, bigText(`PROMPT-${i}`), 60_000);
     const summarizer = fake.requests.slice(first).filter((r) => r.path === "/v1/messages" && (r.body.tools ?? []).length === 0);
-    const ends = d.peer.events.slice(from).filter((e) => e.type === "compaction_end" && e.result);
+    const ends = byType(d.peer.events.slice(from), "compaction_end").filter((e) => e.result);
     return {
       requests: summarizer.length,
       inputTokens: summarizer.reduce((sum, r) => sum + Math.ceil(r.rawBody.length / 4), 0),

@@ -11,10 +11,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { MethodName, ParamsOf } from "../protocol/index.js";
 import { SessionFile } from "../src/session/index.js";
 import { bashTool } from "../src/tools/bash.js";
 import { sandboxAvailable } from "../src/tools/sandbox.js";
-import { FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
+import { asEvent, FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { median, round, table } from "./util.js";
 
@@ -60,7 +61,7 @@ async function hostile(fake: FakeAnthropic): Promise<HostileFigures> {
     const from = d.peer.mark();
     const t0 = performance.now();
     await d.peer.request("prompt", { sessionId, text: tool });
-    const end = await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "tool_execution_end", "tool end", from, 120_000);
+    const end = asEvent(await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "tool_execution_end", "tool end", from, 120_000), "tool_execution_end");
     const ms = performance.now() - t0;
     await d.peer.runEvents(sessionId, end.runId, from, 120_000);
     return ms;
@@ -121,7 +122,7 @@ function appendMicros(sync: boolean, n = 400): number {
   return median(us);
 }
 
-async function roundTrip(d: RpcDaemon, method: string, params: () => object, n: number): Promise<number> {
+async function roundTrip<M extends MethodName>(d: RpcDaemon, method: M, params: () => ParamsOf<M>, n: number): Promise<number> {
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();

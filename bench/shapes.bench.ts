@@ -158,7 +158,7 @@ async function eventLoop(dir: string, bigFile: string, listed: string): Promise<
     const tree = await peer.request("getTree", { sessionId });
     await during("navigateTree", () => peer.request("navigateTree", { sessionId, targetId: tree.entries[10].id }, 120_000));
     await during("getMessages", () => peer.request("getMessages", { sessionId }, 120_000));
-    await during("forkSession", () => peer.request("forkSession", { sessionId, entryId: tree.entries.at(-1).id }, 120_000));
+    await during("forkSession", () => peer.request("forkSession", { sessionId, entryId: tree.entries.at(-1)!.id }, 120_000));
     d.proc.kill("SIGTERM");
     await d.waitExit();
     // listing reads $PITH_HOME/sessions: a second daemon pointed at the 10,000 files

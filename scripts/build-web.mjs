@@ -37,7 +37,7 @@ renameSync(join(out, "app-style.css"), join(out, "app.css"));
 copyFileSync(join(web, "index.html"), join(out, "index.html"));
 
 // the browser bundle must not pull in zod (or anything from node_modules): clients/ts imports
-// only types from protocol/, plus protocol/version.ts
+// only types from protocol/, plus protocol/version.ts and protocol/connection-core.ts
 const fromModules = Object.keys(result.metafile.inputs).filter((p) => p.includes("node_modules"));
 if (fromModules.length > 0) {
   console.error(`build-web: the bundle includes node_modules code:\n  ${fromModules.join("\n  ")}`);

@@ -2,10 +2,17 @@
 // Runs every test file under test/ with node's own test runner through tsx.
 // Node 20 neither expands `**` globs nor discovers .ts files by itself, so the list is built here.
 // Usage: npm test [-- <substring filter on paths>]
+//
+// The end-to-end tests run bin/pith, which runs the compiled dist/, and `pith serve`'s web bundle
+// (clients/web/dist). Both are brought up to date here, once, before the runner starts (the web
+// bundle only when test/web files are selected), under the build lock (scripts/fresh-dist.mjs).
+// The test files are told (PITH_TESTS_BUILT=1): they check freshness without building, so no
+// file rebuilds dist/ while another one's daemons run from it.
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureFresh } from "./fresh-dist.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -27,8 +34,15 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
+try {
+  ensureFresh({ web: files.some((f) => f.startsWith(`test${sep}web${sep}`)) });
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+}
 const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
   cwd: root,
   stdio: "inherit",
+  env: { ...process.env, PITH_TESTS_BUILT: "1" },
 });
 process.exit(result.status ?? 1);

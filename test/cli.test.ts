@@ -3,13 +3,14 @@
 // output; logs and errors go to stderr. Exit codes: 0 ok, 1 a session error, 2 a usage error.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { formatContext, formatTree } from "../src/cli/format.js";
 import { SessionFile, encodeCwd, type SessionSummary, type TreeView } from "../src/session/index.js";
 import type { SessionContext } from "../src/session/context.js";
 import { copyFixture, fixtureSkip } from "./support/fixture.js";
+import { staleDist } from "./support/fresh-dist.js"; // importing it builds dist/ when it is stale
 import { repoRoot, tempDir } from "./support/tmp.js";
 
 const BIN = join(repoRoot, "bin", "pith");
@@ -316,17 +317,6 @@ test("output cut short by a closed pipe (`pith tree f | head -1`) ends quietly",
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, sig) => resolve([c, sig])));
   assert.deepEqual({ code, signal, stderr }, { code: 0, signal: null, stderr: "" });
 });
-
-/** src/ files newer than their compiled dist/ file: bin/pith runs dist/, so these changes are not under test. */
-function staleDist(): string[] {
-  const src = join(repoRoot, "src");
-  return readdirSync(src, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
-    .filter((f) => {
-      const out = join(repoRoot, "dist", "src", f.replace(/\.ts$/, ".js"));
-      return !existsSync(out) || statSync(out).mtimeMs < statSync(join(src, f)).mtimeMs;
-    });
-}
 
 test("start-up time of bin/pith (measured, not asserted)", async (t) => {
   const stale = staleDist();

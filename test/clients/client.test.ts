@@ -25,6 +25,7 @@ import {
   type Transport,
 } from "../../clients/ts/index.js";
 import { connectBrowserWebSocket, tokenFromHash, type BrowserWebSocketConstructor } from "../../clients/ts/browser.js";
+import "../support/fresh-dist.js"; // the real-daemon tests run bin/pith: importing it builds dist/ when it is stale
 import { tempDir } from "../support/tmp.js";
 
 const NOTES = "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n";
@@ -172,12 +173,29 @@ test("fake server: events, waitFor, lastSeq; a replay after openSession delivers
   assert.equal(c2.lastSeq("s"), 3);
 });
 
-test("the browser entry imports no Node module (runtime imports: ./client.js, protocol/version.js only)", () => {
-  const runtimeImports = (file: string) =>
+test("the browser entry imports no Node module (runtime imports, followed: clients/ts's own files, protocol/version.js and protocol/connection-core.js only)", () => {
+  const runtimeImports = (file: string | URL) =>
     [...readFileSync(new URL(file, import.meta.url), "utf8").matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
   assert.deepEqual(runtimeImports("../../clients/ts/browser.ts"), ["./client.js", "./client.js"]);
-  assert.deepEqual(runtimeImports("../../clients/ts/client.ts"), ["../../protocol/version.js"]);
+  // every file the browser entry loads at run time, followed import by import
+  const root = new URL("../../", import.meta.url);
+  const loaded = new Set<string>();
+  const queue = [new URL("clients/ts/browser.ts", root)];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    const name = file.href.slice(root.href.length);
+    if (loaded.has(name)) continue;
+    loaded.add(name);
+    for (const spec of runtimeImports(file)) {
+      assert.match(spec, /^\.\.?\//, `${name} imports ${spec}: only files of this repository`);
+      queue.push(new URL(spec.replace(/\.js$/, ".ts"), file));
+    }
+  }
+  const outside = [...loaded].filter((f) => !f.startsWith("clients/ts/") && f !== "protocol/version.ts" && f !== "protocol/connection-core.ts");
+  assert.deepEqual(outside, [], "nothing from protocol/ but version.ts and connection-core.ts (no zod)");
+  assert.ok(loaded.has("clients/ts/client.ts") && loaded.has("protocol/connection-core.ts"));
   assert.deepEqual(runtimeImports("../../protocol/version.ts"), []);
+  assert.deepEqual(runtimeImports("../../protocol/connection-core.ts"), []);
 });
 
 test("urls and tokens", () => {

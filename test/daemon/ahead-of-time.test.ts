@@ -9,11 +9,10 @@ import { assembleSummary, compactionSettings, fitToWindow, prepareCompaction } f
 import { SessionFile } from "../../src/session/index.js";
 import type { CompactionEntry } from "../../src/session/types.js";
 import { hang, startFakeAnthropic, textReply, type FakeAnthropic, type Scenario } from "../support/fake-anthropic.js";
-import { bigText, FLOW_SETTINGS, poll, SMALL_MODEL, startRpcDaemon, writeSettings, type Ev, type RpcDaemon } from "../support/daemon-client.js";
+import { asEvent, bigText, byType, FLOW_SETTINGS, poll, SMALL_MODEL, startRpcDaemon, writeSettings, type Ev, type RpcDaemon } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let fake: FakeAnthropic;
 before(async () => {
@@ -52,11 +51,11 @@ async function toSoftThreshold(d: RpcDaemon, sessionId: string, summarizer: Scen
   const from = d.peer.mark();
   fake.enqueue(textReply("second", { usage: { input_tokens: 23_000 } }), summarizer);
   await d.peer.runPrompt(sessionId, bigText("TWO"));
-  const started = await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_update" && e.reason === "prepare", "the summary to start ahead of time", from);
+  const started = asEvent(await d.peer.waitEvent((e) => e.sessionId === sessionId && e.type === "compaction_update" && e.reason === "prepare", "the summary to start ahead of time", from), "compaction_update");
   return { prepareId: started.compactionId, from };
 }
 
-const updates = (events: Ev[], id: string) => events.filter((e) => e.type === "compaction_update" && e.compactionId === id);
+const updates = (events: Ev[], id: string) => byType(events, "compaction_update").filter((e) => e.compactionId === id);
 const deltas = (events: Ev[], id: string) => updates(events, id).map((e) => e.delta ?? "").join("");
 
 test("at the trigger a summary written ahead of time is applied at once: no summarizer request after the prompt, stored as a foreground compaction with that cut", async (t) => {
@@ -69,7 +68,7 @@ test("at the trigger a summary written ahead of time is applied at once: no summ
   assert.ok(state.preparedCompaction.requests >= 1);
   assert.equal(deltas(d.peer.events.slice(from), prepareId), SUMMARY, "the deltas make the summary");
   const tree = await d.peer.request("getTree", { sessionId });
-  assert.equal(tree.entries.filter((e: Json) => e.type === "compaction").length, 0, "nothing stored before the trigger");
+  assert.equal(tree.entries.filter((e) => e.type === "compaction").length, 0, "nothing stored before the trigger");
 
   fake.enqueue(textReply("third"));
   const before = fake.requests.length;
@@ -89,8 +88,8 @@ test("at the trigger a summary written ahead of time is applied at once: no summ
   assert.equal(start.reason, "threshold");
   assert.deepEqual(updates(run.events, prepareId).map((e) => e.phase), ["applying"]);
   assert.equal(end.compactionId, prepareId);
-  assert.equal(end.result.firstKeptEntryId, state.preparedCompaction.firstKeptEntryId, "the cut it was written for");
-  assert.ok(end.result.summary.startsWith(SUMMARY));
+  assert.equal(end.result!.firstKeptEntryId, state.preparedCompaction.firstKeptEntryId, "the cut it was written for");
+  assert.ok(end.result!.summary.startsWith(SUMMARY));
   assert.equal((await d.peer.request("getState", { sessionId })).preparedCompaction, undefined);
   d.endStdin();
   await d.waitExit();
@@ -121,9 +120,9 @@ test("a prepared summary made stale (the model changed) is discarded and never s
   const end = run.events.find((e) => e.type === "compaction_end")!;
   assert.notEqual(end.compactionId, prepareId);
   assert.equal(end.prepared, undefined);
-  assert.match(end.result.summary, /SUMMARY-FRESH/);
+  assert.match(end.result!.summary, /SUMMARY-FRESH/);
   const tree = await d.peer.request("getTree", { sessionId });
-  assert.equal(tree.entries.filter((e: Json) => e.type === "compaction").length, 1, "only the fresh one");
+  assert.equal(tree.entries.filter((e) => e.type === "compaction").length, 1, "only the fresh one");
   d.endStdin();
   await d.waitExit();
 });
@@ -156,7 +155,7 @@ test("kill -9 during preparation loses nothing: the reopened session has every m
   const reopened = await d2.peer.request("openSession", { sessionFile });
   assert.equal(reopened.state.preparedCompaction, undefined);
   assert.deepEqual((await d2.peer.request("getMessages", { sessionId })).messages, messages);
-  assert.equal((await d2.peer.request("getTree", { sessionId })).entries.filter((e: Json) => e.type === "compaction").length, 0);
+  assert.equal((await d2.peer.request("getTree", { sessionId })).entries.filter((e) => e.type === "compaction").length, 0);
   d2.endStdin();
   await d2.waitExit();
 });
@@ -173,7 +172,7 @@ test("a trigger that comes while the summary is still being written waits for it
   assert.equal(start.prepared, true);
   assert.equal(summarizerRequests(requestsBefore).length, 1, "not started twice");
   assert.ok(updates(run.events, prepareId).some((e) => e.reason === "threshold" && e.delta), "the rest of the summary streams under the compaction's reason");
-  assert.ok(end.result.summary.startsWith(SUMMARY));
+  assert.ok(end.result!.summary.startsWith(SUMMARY));
   assert.equal(deltas(d.peer.events, prepareId), SUMMARY);
   d.endStdin();
   await d.waitExit();

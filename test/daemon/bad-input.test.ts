@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { checkDist, Cleanup, FLOW_SETTINGS, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon } from "../support/daemon-client.js";
+import { agentEnd, checkDist, Cleanup, FLOW_SETTINGS, startServeDaemon, writeSettings, type ErrorMessage, type ResultMessage, type RpcPeer, type ServeDaemon } from "../support/daemon-client.js";
 import { tempDir } from "../support/tmp.js";
 
 let fake: FakeAnthropic;
@@ -46,9 +46,9 @@ async function alive(peer: RpcPeer): Promise<void> {
 }
 
 /** The response to the next request sent raw: its id must be unique in this peer. */
-async function rawCall(peer: RpcPeer, text: string, id: number | string): Promise<any> {
+async function rawCall(peer: RpcPeer, text: string, id: number | string): Promise<ResultMessage | ErrorMessage> {
   peer.sendRaw(text);
-  return peer.until(() => peer.received.find((m) => m.id === id && ("result" in m || "error" in m)), `the answer to id ${id}`);
+  return peer.until(() => peer.received.find((m): m is ResultMessage | ErrorMessage => m.id === id && ("result" in m || "error" in m)), `the answer to id ${id}`);
 }
 
 test("before initialize: -32002 for requests, nothing for notifications, then initialize works once", async (t) => {
@@ -105,13 +105,13 @@ test("invalid requests: -32600 (with the request's id when it has a usable one);
   await ws.initialize();
   for (const peer of [stdio, ws]) {
     const r1 = await rawCall(peer, '{"jsonrpc":"1.0","id":"v1","method":"listModels"}', "v1");
-    assert.equal(r1.error.code, -32600);
+    assert.equal(r1.error?.code, -32600);
     const r2 = await rawCall(peer, '{"id":"nojsonrpc","method":"listModels"}', "nojsonrpc");
-    assert.equal(r2.error.code, -32600);
+    assert.equal(r2.error?.code, -32600);
     const r3 = await rawCall(peer, '{"jsonrpc":"2.0","id":"m","method":42}', "m");
-    assert.equal(r3.error.code, -32600);
+    assert.equal(r3.error?.code, -32600);
     const r4 = await rawCall(peer, `{"jsonrpc":"2.0","id":"p","method":"getState","params":"${sessionId}"}`, "p");
-    assert.equal(r4.error.code, -32600);
+    assert.equal(r4.error?.code, -32600);
     for (const text of ["42", '"a string"', "null", "true"]) {
       const seen = peer.nullIdErrors.length;
       peer.sendRaw(text);
@@ -129,7 +129,7 @@ test("invalid requests: -32600 (with the request's id when it has a usable one);
     assert.equal(peer.received.length, count + 1, "no answer to answers");
     // params by position: -32602
     const r5 = await rawCall(peer, `{"jsonrpc":"2.0","id":"arr","method":"getState","params":["${sessionId}"]}`, "arr");
-    assert.equal(r5.error.code, -32602, JSON.stringify(r5));
+    assert.equal(r5.error?.code, -32602, JSON.stringify(r5));
     await alive(peer);
   }
 });
@@ -320,7 +320,7 @@ test("upgrade checks: missing or wrong token 401, wrong Origin 403, the local Or
 test("after all of that the daemon still runs a whole prompt with a tool", async () => {
   fake.enqueue(toolUseReply("read", { path: "a.txt" }), textReply("It says hello."));
   const run = await stdio.runPrompt(sessionId, "read a.txt again");
-  assert.equal(run.events.at(-1)!.stopReason, "stop");
+  assert.equal(agentEnd(run.events).stopReason, "stop");
   assert.equal(daemon.exit, null);
   assert.deepEqual(stdio.violations, []);
   assert.deepEqual(stdio.garbage, []);

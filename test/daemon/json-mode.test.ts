@@ -12,6 +12,8 @@ import { checkDist, Cleanup, DaemonProcess, FLOW_SETTINGS, poll, runPith, writeS
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
+// `--mode json`'s lines as parsed: checkLines checks each against SessionHeader / EventLine before
+// the tests read them, so they are read freely here (this is not the RPC peer's typed stream).
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let fake: FakeAnthropic;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { bigText, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { agentEnd, bigText, byType, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -36,7 +36,7 @@ test("after one rejection the session works to the endpoint's real window, repor
   const first = fake.requests.length;
   for (let i = 0; i < 12; i++) {
     const run = await d.peer.runPrompt(s.sessionId, bigText(`PROMPT-${i}`, 2000), 30_000);
-    assert.equal(run.events.at(-1)!.stopReason, "stop", `prompt ${i}: ${JSON.stringify(run.events.at(-1))}`);
+    assert.equal(agentEnd(run.events).stopReason, "stop", `prompt ${i}: ${JSON.stringify(run.events.at(-1))}`);
   }
   const sent = fake.requests.slice(first).filter((r) => r.path === "/v1/messages");
   const over = sent.filter((r) => sizeOf(r.rawBody) > LIMIT);
@@ -44,8 +44,8 @@ test("after one rejection the session works to the endpoint's real window, repor
   const state = await d.peer.request("getState", { sessionId: s.sessionId });
   assert.equal(state.contextWindow, LIMIT);
   assert.equal(state.model.contextWindow, BIG.contextWindow, "the model table's figure is still shown as the model's");
-  assert.ok(state.threshold > 0 && state.threshold < LIMIT, JSON.stringify(state));
-  const usage = d.peer.events.filter((e) => e.type === "usage_update" && e.sessionId === s.sessionId).at(-1)!;
+  assert.ok(state.threshold !== undefined && state.threshold > 0 && state.threshold < LIMIT, JSON.stringify(state));
+  const usage = byType(d.peer.events, "usage_update").filter((e) => e.sessionId === s.sessionId).at(-1)!;
   assert.equal(usage.contextWindow, LIMIT);
   assert.equal(usage.threshold, state.threshold);
   d.endStdin();

@@ -7,12 +7,11 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { AgentMessage, ResultOf } from "../../protocol/index.js";
 import { hang, startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { checkDist, Cleanup, FLOW_SETTINGS, orphanCalls, poll, processWithArg, seqProblems, startRpcDaemon, startServeDaemon, writeSettings, type Ev } from "../support/daemon-client.js";
+import { agentEnd, asMessage, byType, checkDist, Cleanup, FLOW_SETTINGS, orphanCalls, poll, processWithArg, seqProblems, startRpcDaemon, startServeDaemon, writeSettings, type Ev } from "../support/daemon-client.js";
 import { drainFake, rebuild } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
-
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let fake: FakeAnthropic;
 const cleanup = new Cleanup();
@@ -35,8 +34,8 @@ function places(t: Parameters<typeof tempDir>[0]): { home: string; cwd: string }
 }
 
 /** The messages and entry ids the events announced as stored, in order. */
-function announced(events: readonly Ev[]): Array<{ message: Json; entryId: string }> {
-  const out: Array<{ message: Json; entryId: string }> = [];
+function announced(events: readonly Ev[]): Array<{ message: AgentMessage; entryId: string }> {
+  const out: Array<{ message: AgentMessage; entryId: string }> = [];
   for (const e of events) {
     if (e.type === "message_end" && e.entryId) out.push({ message: e.message, entryId: e.entryId });
     if (e.type === "tool_execution_end") out.push({ message: e.result, entryId: e.entryId });
@@ -58,11 +57,11 @@ test("stdin EOF: the requests already read are answered, then exit 0", async (t)
   const exit = await d.waitExit();
   assert.deepEqual(exit, { code: 0, signal: null }, d.stderr);
   // every request read is answered (in any order: listing yields to the event loop while it reads)
-  const answers = d.peer.received.filter((m) => "id" in m).sort((x, y) => x.id - y.id);
+  const answers = d.peer.received.filter((m) => "id" in m).sort((x, y) => Number(x.id) - Number(y.id));
   assert.deepEqual(answers.map((m) => m.id), [1, 2, 3, 4]);
   for (const a of answers) assert.equal(a.error, undefined, JSON.stringify(a.error));
-  assert.equal(answers[2].result.sessions.length, 1);
-  const file = answers[1].result.sessionFile;
+  assert.equal((answers[2].result as ResultOf<"listSessions">).sessions.length, 1);
+  const file = (answers[1].result as ResultOf<"createSession">).sessionFile;
   assert.equal(existsSync(`${file}.lock`), false, "the lock is released");
 });
 
@@ -99,7 +98,7 @@ test("stdin EOF during runs (one streaming, one in a bash tool): exit 0, both st
   // (the connection's subscriptions end with its stdin, so the aborted runs' agent_end is not
   // required to reach this client; if it does, it says aborted)
   for (const runId of [runA.runId, runB.runId]) {
-    const end = peer.events.find((e) => e.type === "agent_end" && e.runId === runId);
+    const end = byType(peer.events, "agent_end").find((e) => e.runId === runId);
     if (end) assert.equal(end.stopReason, "aborted");
   }
   let left: number | undefined;
@@ -113,13 +112,13 @@ test("stdin EOF during runs (one streaming, one in a bash tool): exit 0, both st
   await d2.peer.initialize();
   const ra = await d2.peer.request("openSession", { sessionFile: a.sessionFile });
   const ma = (await d2.peer.request("getMessages", { sessionId: ra.sessionId })).messages;
-  assert.deepEqual(ma.map((m: Json) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
+  assert.deepEqual(ma.map((m) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
   const streamed = rebuild(peer.sessionEvents(a.sessionId, fromA)).get(0);
   assert.ok(streamed && streamed.length > 0);
-  assert.equal(ma[1].content.map((b: Json) => b.text ?? "").join(""), streamed, "the partial text is what was streamed");
+  assert.equal(asMessage(ma[1], "assistant").content.map((b) => b.text ?? "").join(""), streamed, "the partial text is what was streamed");
   const rb = await d2.peer.request("openSession", { sessionFile: b.sessionFile });
   const mb = (await d2.peer.request("getMessages", { sessionId: rb.sessionId })).messages;
-  assert.deepEqual(mb.map((m: Json) => m.role), ["user", "assistant", "toolResult"]);
+  assert.deepEqual(mb.map((m) => m.role), ["user", "assistant", "toolResult"]);
   assert.equal(mb[2].isError, true);
   assert.deepEqual(orphanCalls(mb), []);
   assert.equal(ra.state.isRunning, false);
@@ -151,8 +150,8 @@ test("serve: stdin EOF does not end it (with --stdio); SIGTERM ends it with exit
   await d2.peer.initialize();
   const r = await d2.peer.request("openSession", { sessionFile: s.sessionFile });
   const { messages } = await d2.peer.request("getMessages", { sessionId: r.sessionId });
-  assert.deepEqual(messages.map((m: Json) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
-  const end = ws.events.find((e) => e.type === "agent_end" && e.runId === runId);
+  assert.deepEqual(messages.map((m) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
+  const end = byType(ws.events, "agent_end").find((e) => e.runId === runId);
   if (end) assert.equal(end.stopReason, "aborted"); // may or may not reach the client before the close
   d2.endStdin();
   await d2.waitExit();
@@ -185,7 +184,7 @@ test("--mode rpc: SIGTERM mid-run exits 0 while stdin is still open; the run is 
   await d2.peer.initialize();
   const r = await d2.peer.request("openSession", { sessionFile: s.sessionFile });
   const { messages } = await d2.peer.request("getMessages", { sessionId: r.sessionId });
-  assert.deepEqual(messages.map((m: Json) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
+  assert.deepEqual(messages.map((m) => [m.role, m.stopReason]), [["user", undefined], ["assistant", "aborted"]]);
   d2.endStdin();
   await d2.waitExit();
   assert.deepEqual(await d.waitExit(2000), { code: 0, signal: null }, d.stderr);
@@ -234,14 +233,14 @@ test("kill -9 mid-run: a new daemon opens the file (stale lock taken over) and h
   const { messages } = await d2.peer.request("getMessages", { sessionId: r.sessionId });
   assert.deepEqual(messages, before.map((a) => a.message), "every announced message, as announced, and nothing else");
   const tree = await d2.peer.request("getTree", { sessionId: r.sessionId });
-  assert.deepEqual(tree.entries.filter((e: Json) => e.type === "message").map((e: Json) => e.id), before.map((a) => a.entryId));
+  assert.deepEqual(tree.entries.filter((e) => e.type === "message").map((e) => e.id), before.map((a) => a.entryId));
   assert.equal(tree.leafId, before.at(-1)!.entryId);
   assert.deepEqual(orphanCalls(messages), []);
 
   // the session goes on in the new daemon, seq starting again at 1
   fake.enqueue(textReply("picking up again"));
   const again = await d2.peer.runPrompt(r.sessionId, "are you there?");
-  assert.equal(again.events.at(-1)!.stopReason, "stop");
+  assert.equal(agentEnd(again.events).stopReason, "stop");
   assert.equal(again.events[0].seq, 1);
   assert.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /from-bash/, "the model sees the stored history");
   d2.endStdin();

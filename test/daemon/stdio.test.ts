@@ -59,8 +59,8 @@ test("stdio: updateSettings applies to sessions created afterwards (compaction s
   try {
     const { settings } = await peer.request("updateSettings", { patch: { model: "small-model", compaction: { reserveTokens: 5000 } } });
     assert.equal(settings.model, "small-model");
-    assert.equal(settings.compaction.reserveTokens, 5000);
-    assert.equal(settings.compaction.keepRecentTokens, 200, "merged, not replaced");
+    assert.equal(settings.compaction?.reserveTokens, 5000);
+    assert.equal(settings.compaction?.keepRecentTokens, 200, "merged, not replaced");
     const { sessionId, state } = await peer.request("createSession", { cwd });
     assert.equal(state.model.id, "small-model", "the new default model");
     assert.equal(state.contextWindow, 40_000);
@@ -78,7 +78,7 @@ test("stdio: a model added with updateSettings is known to sessions created afte
   const peer = daemon.peer;
   const { settings: original } = await peer.request("getSettings", {});
   try {
-    await peer.request("updateSettings", { patch: { models: [...original.models, { id: "tiny-model", contextWindow: 30_000, maxOutputTokens: 2_000 }] } });
+    await peer.request("updateSettings", { patch: { models: [...(original.models ?? []), { id: "tiny-model", contextWindow: 30_000, maxOutputTokens: 2_000 }] } });
     const { models } = await peer.request("listModels", {});
     const { sessionId, state } = await peer.request("createSession", { cwd, model: "tiny-model" });
     await peer.request("closeSession", { sessionId });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { checkDist, Cleanup, FLOW_SETTINGS, seqProblems, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon, type WsPeer } from "../support/daemon-client.js";
+import { agentEnd, checkDist, Cleanup, FLOW_SETTINGS, isEventMessage, seqProblems, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon, type WsPeer } from "../support/daemon-client.js";
 import { drainFake, registerFlowTests } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -96,7 +96,7 @@ test("ws + stdio: a WebSocket client subscribed to a session created over stdio 
   const replay = await late.call("subscribe", { sessionId, afterSeq: 3 });
   assert.deepEqual(replay.result, { subscribed: true, replayed: lastSeq - 3, lastSeq, streamId });
   const answerAt = late.received.indexOf(replay);
-  const replayed = late.received.slice(0, answerAt).filter((m) => m.method);
+  const replayed = late.received.slice(0, answerAt).filter(isEventMessage);
   assert.deepEqual(replayed.map((m) => m.params.seq), Array.from({ length: lastSeq - 3 }, (_, i) => i + 4), "replayed before the answer, in order");
   assert.deepEqual(late.events, [...seen, ...second.events].slice(3));
   assert.deepEqual((await late.request("subscribe", { sessionId, afterSeq: lastSeq })).replayed, 0);
@@ -128,7 +128,7 @@ test("ws: a client that disconnects mid-run does not disturb the run; the others
   await leaver.waitEvent((e) => e.type === "tool_execution_start", "tool_execution_start");
   leaver.ws.terminate();
   const events = await stdio.runEvents(sessionId, runId, from);
-  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.equal(agentEnd(events).stopReason, "stop");
   assert.deepEqual(seqProblems(events), []);
   await drainFake(fake);
 });

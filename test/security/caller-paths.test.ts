@@ -7,10 +7,9 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { test } from "node:test";
-import { createInterface } from "node:readline";
 import { SessionFile } from "../../src/session/index.js";
 import { encodeCwd, MAX_NAME_BYTES } from "../../src/session/paths.js";
-import { BIN, daemonEnv, FLOW_SETTINGS, RpcPeer, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
+import { BIN, daemonEnv, FLOW_SETTINGS, peerOverChild, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { rng } from "../support/random.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -111,8 +110,7 @@ function startRpcAs(t: Parameters<typeof tempDir>[0], opts: { home: string; cwd:
   let stderr = "";
   proc.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
   proc.stdin!.on("error", () => {});
-  const peer = new RpcPeer((text) => proc.stdin!.writable && proc.stdin!.write(text + "\n"), "other-user");
-  createInterface({ input: proc.stdout! }).on("line", (line) => line && peer.receive(line));
+  const peer = peerOverChild(proc, "other-user");
   const exited = new Promise<number | null>((resolve) => proc.on("close", (code) => resolve(code)));
   proc.on("close", () => peer.closed(`exited; stderr: ${stderr.slice(-500)}`));
   t.after(async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SessionFile } from "../../src/session/index.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { byType, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -42,7 +42,7 @@ test("a fresh $PITH_HOME, its sessions, forks, locks, settings and bash's spille
   const s = await d.peer.request("createSession", { cwd });
   fake.enqueue(textReply("hello"));
   const run = await d.peer.runPrompt(s.sessionId, "hi");
-  const entryId = run.events.find((e) => e.type === "message_end" && e.entryId)!.entryId;
+  const entryId = byType(run.events, "message_end").find((e) => e.entryId)!.entryId!;
   await d.peer.request("forkSession", { sessionId: s.sessionId, entryId });
   const big = await d.peer.request("bash", { sessionId: s.sessionId, command: "seq 1 200000" });
   assert.equal(big.truncated, true);

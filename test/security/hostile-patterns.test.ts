@@ -9,7 +9,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { hang, startFakeAnthropic, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { FLOW_SETTINGS, startRpcDaemon, textOf, writeSettings } from "../support/daemon-client.js";
+import { asEvent, byType, FLOW_SETTINGS, startRpcDaemon, textOf, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -48,7 +48,7 @@ test("a backtracking grep pattern (ripgrep, or JavaScript when ripgrep is missin
   const from = await startTool(d, a.sessionId, "grep", { pattern: "^(a+)+$", path: "victim.txt" });
   const state = await d.peer.request("getState", { sessionId: b.sessionId });
   assert.equal(state.sessionId, b.sessionId, "another session is served");
-  const end = await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "tool_execution_end", "the grep to finish", from);
+  const end = asEvent(await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "tool_execution_end", "the grep to finish", from), "tool_execution_end");
   assert.equal(textOf(end.result), "No matches found");
   await d.peer.request("abort", { sessionId: a.sessionId });
   d.endStdin();
@@ -66,9 +66,9 @@ test("the JavaScript engine (no ripgrep): other sessions are answered while it b
     "getState was answered while the search was still running",
   );
   await d.peer.request("abort", { sessionId: a.sessionId });
-  const end = await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "agent_end", "the run to end after abort", from);
+  const end = asEvent(await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "agent_end", "the run to end after abort", from), "agent_end");
   assert.equal(end.stopReason, "aborted");
-  const toolEnd = d.peer.events.slice(from).find((e) => e.sessionId === a.sessionId && e.type === "tool_execution_end");
+  const toolEnd = byType(d.peer.events.slice(from), "tool_execution_end").find((e) => e.sessionId === a.sessionId);
   assert.equal(toolEnd?.isError, true);
   assert.match(textOf(toolEnd!.result), /Aborted/);
   d.endStdin();
@@ -81,7 +81,7 @@ test("a backtracking find glob does not freeze the daemon", async (t) => {
   const from = await startTool(d, a.sessionId, "find", { pattern: `${"*a".repeat(11)}*b` });
   const state = await d.peer.request("getState", { sessionId: b.sessionId });
   assert.equal(state.sessionId, b.sessionId);
-  const end = await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "tool_execution_end", "the find to finish", from);
+  const end = asEvent(await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "tool_execution_end", "the find to finish", from), "tool_execution_end");
   assert.equal(textOf(end.result), "No files found matching the pattern");
   await d.peer.request("abort", { sessionId: a.sessionId });
   d.endStdin();

@@ -72,9 +72,9 @@ test("a cloned repository's .pith/settings.json does not let the model out of th
   assert.doesNotMatch(read.text, /outside the project/);
 
   const { warnings } = await d.peer.request("getSettings", {});
-  assert.deepEqual(warnings.map((w: { file: string; key: string }) => [w.file, w.key]), [[file, "allowOutsideCwd"]]);
+  assert.deepEqual(warnings?.map((w: { file: string; key: string }) => [w.file, w.key]), [[file, "allowOutsideCwd"]]);
   const forCwd = await d.peer.request("getSettings", { cwd });
-  assert.deepEqual(forCwd.warnings.map((w: { key: string }) => w.key), ["allowOutsideCwd"]);
+  assert.deepEqual(forCwd.warnings?.map((w: { key: string }) => w.key), ["allowOutsideCwd"]);
   const elsewhere = await d.peer.request("getSettings", { cwd: outside });
   assert.equal(elsewhere.warnings, undefined, "no warnings for a cwd without such a file");
   assert.ok(d.stderr.includes(file) && d.stderr.includes("allowOutsideCwd"), `the warning is logged:\n${d.stderr}`);

@@ -1,7 +1,8 @@
 // The daemon as clients see it: bin/pith (the compiled CLI in dist/) started as a real process,
-// spoken to over stdio (`--mode rpc`, `serve --stdio`) or WebSocket (`serve`), with a JSON-RPC
-// peer that records everything it receives, checks every event and result against the protocol's
-// zod schemas, and lets a test wait for events with a deadline (never for ever).
+// spoken to over stdio (`--mode rpc`, `serve --stdio`) or WebSocket (`serve`), through RpcPeer
+// (rpc-peer.ts): the clients/ts client, typed by protocol/, validating every event and result
+// against the protocol's zod schemas, recording everything it receives, and letting a test wait
+// for events with a deadline (never for ever).
 //
 //   const d = await startRpcDaemon(t, { home, fake });        // --mode rpc
 //   await d.peer.initialize();
@@ -11,20 +12,26 @@
 //   const s = await startServeDaemon(t, { home, fake, stdio: true });
 //   const ws = await s.connect(t);                            // an authenticated WebSocket peer
 //
-// Every process started here is killed (SIGKILL) and waited for in the test's after hook if it is
-// still alive, and every WebSocket is terminated, so nothing outlives a test file.
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+// Importing this module makes dist/ match the sources first (fresh-dist.ts). Every process
+// started here is killed (SIGKILL) and waited for in the test's after hook if it is still alive,
+// and every WebSocket is terminated, so nothing outlives a test file.
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WebSocket, type ClientOptions } from "ws";
-import { events as eventSchemas, isEventName, isMethodName, methods as methodSchemas } from "../../protocol/index.js";
+import { NodeWebSocketTransport, StdioTransport } from "../../clients/ts/node.js";
+import type { AgentMessage, EventName } from "../../protocol/index.js";
 import type { FakeAnthropic } from "./fake-anthropic.js";
+import { builtByRunner, distFreshness, staleDist } from "./fresh-dist.js";
+import { RpcPeer, type Ev, type EvOf } from "./rpc-peer.js";
 import { repoRoot } from "./tmp.js";
+
+export { isEventMessage, RpcError, RpcPeer, type ErrorMessage, type Ev, type EvOf, type EventMessage, type ResultMessage, type Response, type WireError, type WireMessage } from "./rpc-peer.js";
+export { staleDist } from "./fresh-dist.js";
 
 export const BIN = join(repoRoot, "bin", "pith");
 
 type Hooks = { after(fn: () => unknown): void };
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * Cleanups registered outside a test (in a file's before hook), run by the file's after hook in
@@ -48,31 +55,17 @@ export class Cleanup {
 
 // ---- dist/ freshness -------------------------------------------------------------------------
 
-/** src/ and protocol/ files newer than their compiled dist/ file (bin/pith runs dist/). */
-export function staleDist(): string[] {
-  const out: string[] = [];
-  for (const dir of ["src", "protocol"]) {
-    const root = join(repoRoot, dir);
-    for (const f of readdirSync(root, { recursive: true, encoding: "utf8" })) {
-      if (!f.endsWith(".ts") || f.endsWith(".d.ts")) continue;
-      const built = join(repoRoot, "dist", dir, f.replace(/\.ts$/, ".js"));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(root, f)).mtimeMs) out.push(`${dir}/${f}`);
-    }
-  }
-  return out;
-}
-
-let warned = false;
-/** Says once per file (as a test diagnostic and on stderr) when dist/ is older than src/. */
+let told = false;
+/**
+ * Once per file: says (as a test diagnostic) when dist/ was rebuilt for this file, and fails when
+ * it went stale since (a source edited during the run), so a test never runs an old build silently.
+ */
 export function checkDist(t: { diagnostic(msg: string): void }): void {
-  if (warned) return;
-  warned = true;
   const stale = staleDist();
-  if (stale.length > 0) {
-    const msg = `dist/ is older than ${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` (+${stale.length - 5})` : ""}: the daemon under test is the old build (run npm run build)`;
-    t.diagnostic(msg);
-    process.stderr.write(`[daemon tests] ${msg}\n`);
-  }
+  if (stale.length > 0) throw new Error(`dist/ is older than ${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ` (+${stale.length - 5})` : ""}: a source changed during the run; run the tests again`);
+  if (told) return;
+  told = true;
+  if (distFreshness.dist.length > 0 && !builtByRunner) t.diagnostic(`dist/ was rebuilt before these tests (it was older than ${distFreshness.dist.slice(0, 5).join(", ")})`);
 }
 
 // ---- environment -----------------------------------------------------------------------------
@@ -131,232 +124,6 @@ export async function poll<T>(test: () => T | undefined, what: string, timeoutMs
   }
 }
 
-// ---- the JSON-RPC peer ------------------------------------------------------------------------
-
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(`${code}: ${message}`);
-  }
-}
-
-export interface Ev {
-  type: string;
-  sessionId: string;
-  seq: number;
-  [key: string]: Json;
-}
-
-interface Waiter {
-  check(): boolean;
-  fail(err: Error): void;
-}
-
-let nextPeerId = 0;
-
-/**
- * One client connection. Outgoing text goes through `sendText`; incoming text is handed to
- * `receive`. Server requests (requestPermission, beforeCompact) are answered by `onServerRequest`
- * (default: the safe answers, deny / default).
- */
-export class RpcPeer {
-  readonly label: string;
-  /** every message received, in order (parsed) */
-  readonly received: Json[] = [];
-  /** notifications as events: the params plus `type` */
-  readonly events: Ev[] = [];
-  /** error answers with id null (parse errors, batches, oversize lines) */
-  readonly nullIdErrors: Json[] = [];
-  /** schema problems in events and results: each test checks this is empty */
-  readonly violations: string[] = [];
-  /** lines that were not JSON (the server must never send one) */
-  readonly garbage: string[] = [];
-  onServerRequest: (method: string, params: Json) => Json = (method) => (method === "requestPermission" ? { outcome: "deny" } : { action: "default" });
-  private readonly pending = new Map<number | string, { resolve(msg: Json): void; method: string }>();
-  private waiters = new Set<Waiter>();
-  private nextId = 1;
-  private closedWith: Error | null = null;
-
-  constructor(
-    private readonly sendText: (text: string) => void,
-    label = "peer",
-  ) {
-    this.label = `${label}#${++nextPeerId}`;
-  }
-
-  /** Feeds one incoming message (a line or a frame). */
-  receive(text: string): void {
-    let msg: Json;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      this.garbage.push(text);
-      return;
-    }
-    this.received.push(msg);
-    if (msg && typeof msg === "object" && typeof msg.method === "string") {
-      if ("id" in msg) {
-        const result = this.onServerRequest(msg.method, msg.params);
-        this.sendText(JSON.stringify({ jsonrpc: "2.0", id: msg.id, result }));
-      } else {
-        const ev = { ...(msg.params ?? {}), type: msg.method } as Ev;
-        this.events.push(ev);
-        const method: string = msg.method;
-        if (!isEventName(method)) this.violations.push(`unknown event ${method}`);
-        else {
-          const r = eventSchemas[method].safeParse(msg.params);
-          if (!r.success) this.violations.push(`event ${msg.method} seq ${ev.seq}: ${r.error.message.slice(0, 500)}`);
-        }
-      }
-    } else if (msg && typeof msg === "object" && ("result" in msg || "error" in msg)) {
-      if (msg.id === null) this.nullIdErrors.push(msg);
-      const p = msg.id !== null && msg.id !== undefined ? this.pending.get(msg.id) : undefined;
-      if (p) {
-        this.pending.delete(msg.id);
-        p.resolve(msg);
-      }
-    }
-    this.poke();
-  }
-
-  /** The connection ended: every wait in progress fails. */
-  closed(why: string): void {
-    if (this.closedWith) return;
-    this.closedWith = new Error(`${this.label}: connection closed (${why})`);
-    for (const [, p] of this.pending) p.resolve({ jsonrpc: "2.0", id: null, error: { code: 0, message: this.closedWith.message } });
-    this.pending.clear();
-    for (const w of this.waiters) w.fail(this.closedWith);
-    this.waiters.clear();
-  }
-
-  get isClosed(): boolean {
-    return this.closedWith !== null;
-  }
-
-  private poke(): void {
-    for (const w of [...this.waiters]) if (w.check()) this.waiters.delete(w);
-  }
-
-  /** Resolves when `test()` returns a value other than undefined; rejects after timeoutMs. */
-  until<T>(test: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      let timer: NodeJS.Timeout;
-      const w: Waiter = {
-        check: () => {
-          const v = test();
-          if (v === undefined) return false;
-          clearTimeout(timer);
-          resolve(v);
-          return true;
-        },
-        fail: (err) => {
-          clearTimeout(timer);
-          reject(new Error(`${err.message} while waiting for ${what}`));
-        },
-      };
-      if (w.check()) return;
-      if (this.closedWith) return w.fail(this.closedWith);
-      timer = setTimeout(() => {
-        this.waiters.delete(w);
-        const tail = this.events.slice(-8).map((e) => `${e.seq}:${e.type}`).join(" ");
-        reject(new Error(`${this.label}: timed out after ${timeoutMs} ms waiting for ${what} (last events: ${tail})`));
-      }, timeoutMs);
-      this.waiters.add(w);
-    });
-  }
-
-  sendRaw(text: string): void {
-    this.sendText(text);
-  }
-
-  send(msg: object): void {
-    this.sendText(JSON.stringify(msg));
-  }
-
-  /** Sends a request and resolves with the whole response (result or error). */
-  call(method: string, params?: unknown, timeoutMs = 15_000): Promise<Json> {
-    const id = this.nextId++;
-    const response = new Promise<Json>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${this.label}: no answer to ${method} (id ${id}) within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.pending.set(id, {
-        method,
-        resolve: (msg) => {
-          clearTimeout(timer);
-          resolve(msg);
-        },
-      });
-    });
-    if (this.closedWith) return Promise.reject(this.closedWith);
-    this.send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
-    return response.then((msg) => {
-      if (msg.result !== undefined && isMethodName(method)) {
-        const r = (methodSchemas[method].result as { safeParse(v: unknown): { success: boolean; error?: { message: string } } }).safeParse(msg.result);
-        if (!r.success) this.violations.push(`result of ${method}: ${r.error?.message.slice(0, 500)}`);
-      }
-      return msg;
-    });
-  }
-
-  /** Sends a request; resolves with its result, rejects with an RpcError. */
-  async request(method: string, params?: unknown, timeoutMs?: number): Promise<Json> {
-    const msg = await this.call(method, params, timeoutMs);
-    if (msg.error) throw new RpcError(msg.error.code, msg.error.message, msg.error.data);
-    return msg.result;
-  }
-
-  /** Sends a request that must fail; resolves with its error object. */
-  async expectError(method: string, params: unknown, code: number): Promise<{ code: number; message: string; data?: Json }> {
-    const msg = await this.call(method, params);
-    if (!msg.error) throw new Error(`${method} ${JSON.stringify(params)?.slice(0, 200)}: expected error ${code}, got result ${JSON.stringify(msg.result)?.slice(0, 300)}`);
-    if (msg.error.code !== code) throw new Error(`${method} ${JSON.stringify(params)?.slice(0, 200)}: expected error ${code}, got ${JSON.stringify(msg.error).slice(0, 500)}`);
-    return msg.error;
-  }
-
-  initialize(capabilities?: object): Promise<Json> {
-    return this.request("initialize", { protocolVersion: 1, clientInfo: { name: "daemon-tests", version: "0" }, ...(capabilities ? { capabilities } : {}) });
-  }
-
-  /** The index the next event will get in `events` (to wait for events after this point). */
-  mark(): number {
-    return this.events.length;
-  }
-
-  /** The first event from index `from` that matches. */
-  waitEvent(pred: (e: Ev) => boolean, what: string, from = 0, timeoutMs?: number): Promise<Ev> {
-    return this.until(() => this.events.slice(from).find(pred), what, timeoutMs);
-  }
-
-  /** The next null-id error answer after `from` of them were seen. */
-  waitNullIdError(from: number, timeoutMs?: number): Promise<Json> {
-    return this.until(() => this.nullIdErrors[from], "an error answer with id null", timeoutMs);
-  }
-
-  /** A session's events from index `from` on. */
-  sessionEvents(sessionId: string, from = 0): Ev[] {
-    return this.events.slice(from).filter((e) => e.sessionId === sessionId);
-  }
-
-  /** Waits for the run's agent_end and returns the session's events from `from` to it. */
-  async runEvents(sessionId: string, runId: string, from = 0, timeoutMs?: number): Promise<Ev[]> {
-    const end = await this.waitEvent((e) => e.sessionId === sessionId && e.type === "agent_end" && e.runId === runId, `agent_end of run ${runId}`, from, timeoutMs);
-    const all = this.sessionEvents(sessionId, from);
-    return all.slice(0, all.indexOf(end) + 1);
-  }
-
-  /** Sends a prompt and waits for the run to end; returns its runId and the session's events from before the prompt to agent_end. */
-  async runPrompt(sessionId: string, text: string, timeoutMs?: number): Promise<{ runId: string; events: Ev[] }> {
-    const from = this.mark();
-    const { runId } = await this.request("prompt", { sessionId, text });
-    return { runId, events: await this.runEvents(sessionId, runId, from, timeoutMs) };
-  }
-}
-
 // ---- processes ---------------------------------------------------------------------------------
 
 export interface Exit {
@@ -412,19 +179,9 @@ export class DaemonProcess {
   }
 }
 
-/** Splits a stream into lines for a peer. */
-function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, onEnd: () => void): void {
-  let partial = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => {
-    const parts = (partial + chunk).split("\n");
-    partial = parts.pop()!;
-    for (const p of parts) if (p.length > 0) onLine(p);
-  });
-  stream.on("end", () => {
-    if (partial) onLine(partial);
-    onEnd();
-  });
+/** A peer over a child's stdin/stdout (clients/ts StdioTransport: one message per line). */
+export function peerOverChild(proc: ChildProcess, label: string): RpcPeer {
+  return new RpcPeer(new StdioTransport(proc as ChildProcessWithoutNullStreams), label);
 }
 
 export interface RpcDaemon extends DaemonProcess {
@@ -434,18 +191,10 @@ export interface RpcDaemon extends DaemonProcess {
   endStdin(): void;
 }
 
-function attachStdio(d: DaemonProcess, label: string): RpcPeer {
-  const peer = new RpcPeer((text) => {
-    if (d.proc.stdin!.writable) d.proc.stdin!.write(text + "\n");
-  }, label);
-  pipeLines(d.proc.stdout!, (line) => peer.receive(line), () => peer.closed("stdout ended"));
-  return peer;
-}
-
 /** `bin/pith --mode rpc` in `cwd` (default: PITH_HOME). */
 export function startRpcDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; args?: string[] }): RpcDaemon {
   const d = new DaemonProcess(t, ["--mode", "rpc", ...(opts.args ?? [])], { ...opts, cwd: opts.cwd ?? opts.home }) as RpcDaemon;
-  d.peer = attachStdio(d, "stdio");
+  d.peer = peerOverChild(d.proc, "stdio");
   d.endStdin = () => d.proc.stdin!.end();
   return d;
 }
@@ -476,7 +225,7 @@ export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?
   const token = opts.token ?? TEST_TOKEN;
   const args = ["serve", "--port", "0", "--token", token, ...(opts.stdio ? ["--stdio"] : []), ...(opts.args ?? [])];
   const d = new DaemonProcess(t, args, { ...opts, cwd: opts.cwd ?? opts.home }) as ServeDaemon;
-  if (opts.stdio) d.peer = attachStdio(d, "stdio");
+  if (opts.stdio) d.peer = peerOverChild(d.proc, "stdio");
   else d.proc.stdout!.resume();
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start within 10 s; stderr:\n${d.stderr}`)), 10_000);
@@ -503,17 +252,12 @@ export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?
     const ws = new WebSocket(d.wsUrl, o.protocols ?? [], { headers, maxPayload: o.maxPayload ?? 256 * 1024 * 1024 } as ClientOptions);
     ws.on("error", () => {});
     tt.after(() => ws.terminate());
-    const peer = new RpcPeer((text) => {
-      if (ws.readyState === WebSocket.OPEN) ws.send(text);
-    }, "ws") as WsPeer;
+    // the transport (and peer) exist before the socket opens, so no message can come unheard
+    const peer = new RpcPeer(new NodeWebSocketTransport(ws), "ws") as WsPeer;
     peer.ws = ws;
-    peer.whenClosed = new Promise((resolve) =>
-      ws.on("close", (code, reason) => {
-        peer.closed(`close ${code}`);
-        resolve({ code, reason: reason.toString() });
-      }),
-    );
-    ws.on("message", (data, isBinary) => peer.receive(isBinary ? `<binary ${String(data)}>` : String(data)));
+    // the client's transport skips binary frames; the daemon must never send one
+    ws.on("message", (data, isBinary) => isBinary && peer.garbage.push(`<binary ${String(data)}>`));
+    peer.whenClosed = new Promise((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })));
     return new Promise((resolve, reject) => {
       ws.once("open", () => resolve(peer));
       ws.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)));
@@ -552,6 +296,28 @@ export function runPith(args: string[], opts: DaemonEnvOptions & { cwd: string; 
 
 // ---- checks on what a run produced -------------------------------------------------------------
 
+/** The events of one type, typed as that event. */
+export function byType<E extends EventName>(events: readonly Ev[], type: E): EvOf<E>[] {
+  return events.filter((e): e is EvOf<E> => e.type === type);
+}
+
+/** An event as the type it must be: throws (naming what it is instead) when it is another one, or missing. */
+export function asEvent<E extends EventName>(e: Ev | undefined, type: E): EvOf<E> {
+  if (e?.type !== type) throw new Error(`expected a ${type} event, got ${e ? `${e.type} (seq ${e.seq})` : "none"}`);
+  return e as EvOf<E>;
+}
+
+/** A run's agent_end: the last of the events runEvents / runPrompt return. */
+export function agentEnd(events: readonly Ev[]): EvOf<"agent_end"> {
+  return asEvent(events.at(-1), "agent_end");
+}
+
+/** A message as the role it must have: throws when it has another one, or is missing. */
+export function asMessage<R extends AgentMessage["role"]>(m: AgentMessage | undefined, role: R): Extract<AgentMessage, { role: R }> {
+  if (m?.role !== role) throw new Error(`expected a ${role} message, got ${m ? m.role : "none"}`);
+  return m as Extract<AgentMessage, { role: R }>;
+}
+
 /** Event types with runs of message_update / tool_execution_update / compaction_update collapsed to one `name+`. */
 export function shape(events: readonly Ev[]): string[] {
   const out: string[] = [];
@@ -573,20 +339,22 @@ export function seqProblems(events: readonly Ev[]): string[] {
 }
 
 /** Tool calls without a result and results without a call. */
-export function orphanCalls(messages: readonly Json[]): string[] {
+export function orphanCalls(messages: readonly AgentMessage[]): string[] {
   const calls = new Set<string>();
   const results = new Set<string>();
   for (const m of messages) {
-    if (m.role === "assistant") for (const b of m.content ?? []) if (b.type === "toolCall") calls.add(b.id);
+    if (m.role === "assistant") for (const b of m.content) if (b.type === "toolCall") calls.add(b.id);
     if (m.role === "toolResult") results.add(m.toolCallId);
   }
   return [...[...calls].filter((c) => !results.has(c)).map((c) => `call without result: ${c}`), ...[...results].filter((r) => !calls.has(r)).map((r) => `result without call: ${r}`)];
 }
 
 /** The text of a message's content. */
-export function textOf(m: Json): string {
-  if (typeof m?.content === "string") return m.content;
-  return (m?.content ?? []).map((b: Json) => (b.type === "text" ? b.text : "")).join("");
+export function textOf(m: object | null | undefined): string {
+  const content = (m as { content?: unknown } | null | undefined)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b: { type?: unknown; text?: unknown }) => (b.type === "text" && typeof b.text === "string" ? b.text : "")).join("");
 }
 
 /** Whether a process is alive whose command line contains `needle` (to find a leaked tool child). */

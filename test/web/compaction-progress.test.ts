@@ -10,9 +10,11 @@ import type { Browser, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { bigText, Cleanup, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, writeSettings, type ServeDaemon } from "../support/daemon-client.js";
+import { ensureWebBundle } from "../support/fresh-dist.js";
 import { repoRoot, tempDir } from "../support/tmp.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+if (existsSync(CHROMIUM)) ensureWebBundle();
 const skip = !existsSync(CHROMIUM)
   ? `no Chromium at ${CHROMIUM}: install it to run the web UI tests (Debian/Ubuntu: apt-get install -y chromium)`
   : !existsSync(join(repoRoot, "clients", "web", "dist", "app.js"))

@@ -6,7 +6,8 @@
 // tokens.
 //
 // Needs Chromium at /usr/bin/chromium (Debian: apt-get install -y chromium); without it every
-// test is skipped. Builds clients/web/dist first (scripts/build-web.mjs); needs dist/ (npm run build).
+// test is skipped. dist/ and clients/web/dist are built first when they are older than the sources
+// (test/support/fresh-dist.ts).
 //
 // Slow runs: the demo's bash step runs `wc`. The daemon gets a PATH whose first `wc` sleeps for
 // the seconds written in `.slow` in the working directory, so sessions created in such a
@@ -20,6 +21,7 @@ import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
+import { ensureWebBundle } from "../support/fresh-dist.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -161,8 +163,7 @@ async function newSession(cwd?: string): Promise<string> {
 
 before(async () => {
   if (skip) return;
-  const built = spawnSync(process.execPath, [join(repoRoot, "scripts", "build-web.mjs")], { cwd: repoRoot, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`scripts/build-web.mjs failed:\n${built.stdout}${built.stderr}`);
+  ensureWebBundle();
 
   scratch = mkdtempSync(join(tmpdir(), "pith-web-ui-"));
   home = join(scratch, "home");

@@ -1,0 +1,37 @@
+// What a failed call rejects with. Type imports only: the two codes below are checked against
+// protocol/errors.ts at compile time without loading it (and zod) at run time.
+import type { ErrorCodes } from "../../protocol/index.js";
+import type { CloseInfo } from "./transport.js";
+
+/** An error answer from the server (or a local one with a JSON-RPC code). `code` is one of ErrorCodes. */
+export class PithRpcError extends Error {
+  override readonly name = "PithRpcError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+    /** the method of the request that failed */
+    readonly method?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The connection closed before the answer came (or the call was made on a closed client). */
+export class PithConnectionError extends Error {
+  override readonly name = "PithConnectionError";
+  constructor(
+    message: string,
+    readonly info?: CloseInfo,
+  ) {
+    super(message);
+  }
+}
+
+/** A call or waitFor ran out of time. The server may still carry the request out. */
+export class PithTimeoutError extends Error {
+  override readonly name = "PithTimeoutError";
+}
+
+export const METHOD_NOT_FOUND: (typeof ErrorCodes)["MethodNotFound"] = -32601;
+export const INTERNAL_ERROR: (typeof ErrorCodes)["InternalError"] = -32603;
