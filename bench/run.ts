@@ -2,6 +2,7 @@
 // bench/*.bench.ts module and list it here. BENCH_MB scales the session size (default 100).
 // `npm run bench -- compaction` runs only the named benches.
 import { runAheadOfTimeBench } from "./ahead-of-time.bench.js";
+import { runClientReadBench } from "./client-read.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
@@ -21,6 +22,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "daemon", run: () => runDaemonBench() },
   { name: "hardening", run: () => runHardeningBench() },
   { name: "shapes", run: () => runShapesBench() },
+  { name: "client", run: () => runClientReadBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -34,7 +34,8 @@ export interface StdioOptions {
 /** A transport over a child process's stdin/stdout. `close()` ends stdin, which makes `pith --mode rpc` exit. */
 export class StdioTransport extends TransportBase implements Transport {
   private readonly decoder = new StringDecoder("utf8");
-  private partial = "";
+  /** pieces of a line not yet ended by a newline */
+  private partial: string[] = [];
   /** resolves with the exit code (null when killed by a signal) once the child has exited */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
@@ -65,13 +66,24 @@ export class StdioTransport extends TransportBase implements Transport {
     });
   }
 
+  /**
+   * Cuts lines searching only the new text: a 20 MB answer arrives in hundreds of chunks, and
+   * re-splitting what came before on each one costs time quadratic in the line's length.
+   */
   private read(text: string): void {
-    const lines = (this.partial + text).split("\n");
-    this.partial = lines.pop() ?? "";
-    for (let line of lines) {
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      let line = text.slice(start, nl);
+      if (this.partial.length > 0) {
+        this.partial.push(line);
+        line = this.partial.join("");
+        this.partial = [];
+      }
+      start = nl + 1;
       if (line.endsWith("\r")) line = line.slice(0, -1);
       if (line.trim() !== "") this.deliver(line);
     }
+    if (start < text.length) this.partial.push(text.slice(start));
   }
 
   send(text: string): void {

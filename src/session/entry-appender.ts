@@ -2,7 +2,6 @@
 // learns of it, so what the index holds is what a reader of the file finds. A line that a crash
 // (or a failed write) cut short is first recorded as torn, so no later read mistakes it for an
 // entry. Kept apart from SessionFile: this is where durability is decided.
-import { fsyncSync } from "node:fs";
 import type { StoredMessage } from "../messages/types.js";
 import { writeAll } from "./atomic-write.js";
 import type { SessionFd } from "./entry-reader.js";
@@ -31,16 +30,17 @@ export class EntryAppender {
 
   /**
    * Writes the line and indexes it (the leaf is the caller's to move); returns the entry as a
-   * reader of the file will see it. The caller has checked the session is open for writing.
+   * reader of the file will see it. The caller has checked the session is open for writing, and
+   * syncs (SessionFile.sync) when the entry must be durable.
    */
-  write(input: SessionEntry, sync: boolean): SessionEntry {
+  write(input: SessionEntry): SessionEntry {
     const fd = this.handle.fd as number;
     if (this.tornLine) {
       // first say which line the crash cut, so no later read mistakes it for an entry
       const torn = this.tornLine;
       this.tornLine = undefined;
       const marker: CustomEntry = { type: "custom", id: this.index.newId(), parentId: this.index.leafId, timestamp: new Date().toISOString(), customType: TORN_MARKER_TYPE, data: torn };
-      this.write(marker, false);
+      this.write(marker);
     }
     let json: string;
     let entry: SessionEntry;
@@ -76,7 +76,6 @@ export class EntryAppender {
     this.size += bytes.length;
     this.needsNewline = false;
     this.index.add(rec);
-    if (sync) fsyncSync(fd);
     return entry;
   }
 }

@@ -200,7 +200,9 @@ export class SessionFile {
     this.assertWritable();
     validateNewEntry(input);
     const entry = entryOf(input, this.index.newId(), this.index.leafId);
-    const stored = this.appender.write(entry, options.sync || entry.type === "compaction" || entry.type === "branch_summary");
+    const stored = this.appender.write(entry);
+    // through sync() (not the appender's own fsync) so that one method is where durability happens
+    if (options.sync || entry.type === "compaction" || entry.type === "branch_summary") this.sync();
     this.index.moveLeaf(entry.id);
     return stored;
   }
@@ -240,7 +242,7 @@ export class SessionFile {
     if (targetId !== null) this.index.require(targetId);
     if (targetId === this.leafId) return;
     const marker: CustomEntry = { type: "custom", id: this.index.newId(), parentId: targetId, timestamp: new Date().toISOString(), customType: LEAF_MARKER_TYPE };
-    this.appender.write(marker, false);
+    this.appender.write(marker);
     this.index.moveLeaf(targetId);
   }
 
@@ -252,7 +254,8 @@ export class SessionFile {
     this.assertWritable();
     const entry: CustomEntry = { type: "custom", id: this.index.newId(), parentId: this.leafId, timestamp: new Date().toISOString(), customType, data };
     if (!isBookkeeping(entry)) throw new SessionError("InvalidEntry", `${customType} is not a bookkeeping entry type`);
-    this.appender.write(entry, options.sync ?? false);
+    this.appender.write(entry);
+    if (options.sync) this.sync();
   }
 
   /** The data of the latest bookkeeping entry of this type in the file, on any branch. */
