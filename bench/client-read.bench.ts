@@ -16,7 +16,7 @@ process.stdout.write(line);`;
 }
 
 async function viaTransport(mb: number, shape: Shape): Promise<number> {
-  const child = spawn(process.execPath, ["-e", writer(mb, shape)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", writer(mb, shape)], { stdio: "pipe" });
   const t0 = performance.now();
   const t = new StdioTransport(child);
   let bytes = 0;
@@ -27,7 +27,7 @@ async function viaTransport(mb: number, shape: Shape): Promise<number> {
 }
 
 async function baseline(mb: number, shape: Shape): Promise<number> {
-  const child = spawn(process.execPath, ["-e", writer(mb, shape)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", writer(mb, shape)], { stdio: "pipe" });
   const t0 = performance.now();
   const chunks: Buffer[] = [];
   child.stdout.on("data", (c: Buffer) => chunks.push(c));

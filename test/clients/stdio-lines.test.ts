@@ -21,7 +21,7 @@ test("stdio transport: lines across chunks, many per chunk, CRLF, blank lines, s
     };
     step();
   `;
-  const child = spawn(process.execPath, ["-e", script], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["-e", script], { stdio: "pipe" });
   const t = new StdioTransport(child);
   const got: string[] = [];
   t.onMessage((text) => got.push(text));
