@@ -1,12 +1,13 @@
 // Everything a compaction decides before any model is asked: where to cut, what to summarize,
 // which files and user messages to carry, and whether it is worth doing at all. Pure.
+import type { CompactionReason } from "../../protocol/messages.js";
 import { messageText, type AgentMessage } from "../messages/types.js";
 import { cutPointAt, findCutPoint, type CutPoint } from "./cut-point.js";
 import { contextTokens, estimateMessageTokens, estimateTextTokens } from "./estimate.js";
 import { collectFileOps, collectPreviousFileLists, emptyFileOps, fileLists, formatFileLists, type FileLists } from "./file-ops.js";
 import type { CompactionSettings } from "./settings.js";
 
-export type CompactionReason = "threshold" | "overflow" | "manual";
+export type { CompactionReason } from "../../protocol/messages.js";
 
 export interface CompactionInput {
   /** the session's context (SessionFile.buildContext()) */

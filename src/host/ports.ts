@@ -8,7 +8,7 @@ import type { ServerRequestParams } from "../../protocol/index.js";
 import type { SessionEvent } from "./event-buffer.js";
 
 /** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
-export type PermissionMode = "auto" | "ask" | "readonly";
+export type { PermissionMode } from "../../protocol/messages.js";
 
 export type PermissionOutcome = "allow" | "allowAlways" | "deny";
 

@@ -1,4 +1,5 @@
 // The model port: what the agent asks of a provider and what comes back, in the stored shapes.
+import type { ThinkingLevel, ErrorClass } from "../../protocol/messages.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../messages/types.js";
 
 export interface ModelInfo {
@@ -14,7 +15,8 @@ export interface ModelInfo {
   thinking: "adaptive" | "budget" | "none";
 }
 
-export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+/** The protocol's vocabulary (protocol/messages.ts): one definition. */
+export type { ThinkingLevel } from "../../protocol/messages.js";
 export const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
 export interface ToolSpec {
@@ -35,7 +37,7 @@ export interface StreamRequest {
 }
 
 /** Why a request failed, in the terms the session host acts on. */
-export type ErrorClass = "overflow" | "transient" | "auth" | "fatal" | "aborted";
+export type { ErrorClass } from "../../protocol/messages.js";
 
 export interface ProviderErrorInfo {
   errorClass: ErrorClass;
