@@ -1,0 +1,167 @@
+// A pith tool call as an ACP client shows it: its kind (the icon), a title a person can read at
+// a glance, the files it touches (absolute, for the editor's follow-along), the arguments as
+// given, and for write / edit the change it proposes as a diff (shown while permission is asked).
+// The arguments come from the model and, in replayed files, from other writers: nothing about
+// their shape is assumed, a missing or odd field only makes the description plainer.
+import type { ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
+import { isAbsolute, relative, resolve } from "node:path";
+import { expandHome } from "../tools/paths.js";
+import { inlineCode, oneLine, type UpdateOf } from "./content.js";
+
+/** What an ACP client is told about a call before it runs. */
+export interface ToolCallInfo {
+  title: string;
+  kind: ToolKind;
+  locations: ToolCallLocation[];
+  /** the proposed change of write / edit, as diffs; empty for other tools */
+  content: ToolCallContent[];
+}
+
+type Args = Record<string, unknown>;
+
+const KINDS: Readonly<Record<string, ToolKind>> = {
+  read: "read",
+  ls: "read",
+  write: "edit",
+  edit: "edit",
+  bash: "execute",
+  grep: "search",
+  find: "search",
+};
+
+export function toolKind(name: string): ToolKind {
+  return Object.prototype.hasOwnProperty.call(KINDS, name) ? KINDS[name] : "other";
+}
+
+/** The arguments as an object (a malformed call's arguments may be anything). */
+export function argsOf(args: unknown): Args {
+  return args && typeof args === "object" && !Array.isArray(args) ? (args as Args) : {};
+}
+
+function str(args: Args, key: string): string | undefined {
+  const v = args[key];
+  return typeof v === "string" && v.length > 0 ? v : undefined;
+}
+
+function lineNumber(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= 0xffffffff ? v : undefined;
+}
+
+/** `p` resolved as the tools resolve it: `~` is the home directory, relative paths start at cwd. */
+export function absolutePath(p: string, cwd: string): string {
+  return resolve(cwd, expandHome(p));
+}
+
+/** A path as a title shows it: relative to cwd when it lies inside, else as given. */
+function shownPath(p: string, cwd: string): string {
+  if (!isAbsolute(p)) return p;
+  const rel = relative(cwd, p);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? p : rel;
+}
+
+function readRange(args: Args): string {
+  const offset = lineNumber(args.offset);
+  const limit = lineNumber(args.limit);
+  if (offset !== undefined && limit !== undefined) return ` (lines ${offset}-${offset + limit - 1})`;
+  if (offset !== undefined) return ` (from line ${offset})`;
+  if (limit !== undefined) return ` (lines 1-${limit})`;
+  return "";
+}
+
+export function toolTitle(name: string, rawArgs: unknown, cwd: string): string {
+  const args = argsOf(rawArgs);
+  const path = str(args, "path");
+  const shown = path === undefined ? undefined : shownPath(path, cwd);
+  const where = shown === undefined ? "" : ` in ${shown}`;
+  switch (name) {
+    case "read":
+      return shown === undefined ? "Read a file" : `Read ${shown}${readRange(args)}`;
+    case "write":
+      return shown === undefined ? "Write a file" : `Write ${shown}`;
+    case "edit":
+      return shown === undefined ? "Edit a file" : `Edit ${shown}`;
+    case "bash": {
+      const command = str(args, "command");
+      return command === undefined ? "Run a command" : `Run ${inlineCode(oneLine(command))}`;
+    }
+    case "grep": {
+      const pattern = str(args, "pattern");
+      const glob = str(args, "glob");
+      const what = pattern === undefined ? "Search" : `Search for ${inlineCode(oneLine(pattern, 60))}`;
+      return `${what}${where}${glob === undefined ? "" : ` (${glob})`}`;
+    }
+    case "find": {
+      const pattern = str(args, "pattern");
+      return `${pattern === undefined ? "Find files" : `Find ${inlineCode(oneLine(pattern, 60))}`}${where}`;
+    }
+    case "ls":
+      return `List ${shown ?? "."}`;
+    default:
+      return name.length > 0 ? name : "Tool call";
+  }
+}
+
+/** The files a call touches, absolute, with the line where it is known. */
+export function toolLocations(name: string, rawArgs: unknown, cwd: string): ToolCallLocation[] {
+  const args = argsOf(rawArgs);
+  const path = str(args, "path");
+  if (path === undefined || name === "bash") return [];
+  const location: ToolCallLocation = { path: absolutePath(path, cwd) };
+  if (name === "read") {
+    const line = lineNumber(args.offset);
+    if (line !== undefined) location.line = line;
+  }
+  return [location];
+}
+
+/** One replacement of an edit call: the single oldText/newText pair, or each of `edits`. */
+export function editPairs(rawArgs: unknown): { oldText: string; newText: string }[] {
+  const args = argsOf(rawArgs);
+  const pairs: { oldText: string; newText: string }[] = [];
+  const add = (v: unknown) => {
+    const e = argsOf(v);
+    if (typeof e.oldText === "string" && typeof e.newText === "string") pairs.push({ oldText: e.oldText, newText: e.newText });
+  };
+  add(args);
+  if (Array.isArray(args.edits)) for (const e of args.edits) add(e);
+  return pairs;
+}
+
+/**
+ * The change write / edit makes, as diffs. edit: each replaced piece (old -> new), not the whole
+ * file, which is all the arguments tell. write: the new content; ACP marks a new file by leaving
+ * oldText out, and without the file's earlier content (pass it as `before`) that is what an
+ * overwrite looks like too.
+ */
+export function proposedDiffs(name: string, rawArgs: unknown, cwd: string, before?: string | null): ToolCallContent[] {
+  const args = argsOf(rawArgs);
+  const path = str(args, "path");
+  if (path === undefined) return [];
+  const absolute = absolutePath(path, cwd);
+  if (name === "write" && typeof args.content === "string") {
+    const diff: ToolCallContent = { type: "diff", path: absolute, newText: args.content };
+    if (typeof before === "string") diff.oldText = before;
+    return [diff];
+  }
+  if (name === "edit") return editPairs(args).map((p) => ({ type: "diff", path: absolute, oldText: p.oldText, newText: p.newText }));
+  return [];
+}
+
+export function toolCallInfo(name: string, args: unknown, cwd: string): ToolCallInfo {
+  return { title: toolTitle(name, args, cwd), kind: toolKind(name), locations: toolLocations(name, args, cwd), content: proposedDiffs(name, args, cwd) };
+}
+
+/** The `tool_call` update announcing a call (rawInput: the arguments as the model gave them). */
+export function toolCallStart(toolCallId: string, name: string, args: unknown, cwd: string, status: ToolCallStatus = "pending"): UpdateOf<"tool_call"> {
+  const info = toolCallInfo(name, args, cwd);
+  const update: UpdateOf<"tool_call"> = { sessionUpdate: "tool_call", toolCallId, title: info.title, kind: info.kind, status, rawInput: args ?? {} };
+  if (name.length > 0) update.name = name;
+  if (info.locations.length > 0) update.locations = info.locations;
+  if (info.content.length > 0) update.content = info.content;
+  return update;
+}
+
+/** A call's status alone: in_progress once it runs (after permission, when one was asked). */
+export function toolStatusUpdate(toolCallId: string, status: ToolCallStatus): UpdateOf<"tool_call_update"> {
+  return { sessionUpdate: "tool_call_update", toolCallId, status };
+}

@@ -1,0 +1,76 @@
+// A tool's output as an ACP client shows it: completed or failed, the output as content (command
+// and file output fenced, so a client's markdown does not turn a `#` line into a heading), and for
+// a write / edit that went through, the change as diffs. Used live (tool_execution_update / _end)
+// and when replaying a session's stored tool results.
+import type { ToolCallContent, ToolCallLocation } from "@agentclientprotocol/sdk";
+import { contentBlock, fenced, type UpdateOf } from "./content.js";
+import { absolutePath, argsOf, proposedDiffs } from "./tool-calls.js";
+
+/** A tool result as pith stores it (ToolResultMessage) or a partial output (content only). */
+export interface ToolOutputLike {
+  content: unknown;
+  details?: unknown;
+}
+
+export interface ToolResultLike extends ToolOutputLike {
+  isError: boolean;
+}
+
+/** Tools whose text output is file or command output (fenced); others say things in prose. */
+const OUTPUT_TOOLS = new Set(["read", "bash", "grep", "find", "ls"]);
+
+/** Output blocks as tool call content; text of output tools fenced (bash even on failure: it carries the output). */
+export function outputContent(name: string, content: unknown, isError: boolean): ToolCallContent[] {
+  const fence = OUTPUT_TOOLS.has(name) && (!isError || name === "bash");
+  const out: ToolCallContent[] = [];
+  for (const raw of Array.isArray(content) ? content : []) {
+    const block = contentBlock(raw);
+    if (!block) continue;
+    if (block.type === "text") {
+      if (block.text.length === 0) continue;
+      out.push({ type: "content", content: { type: "text", text: fence ? fenced(block.text) : block.text } });
+    } else out.push({ type: "content", content: block });
+  }
+  return out;
+}
+
+/**
+ * Everything a finished call shows: the diffs of a write / edit that succeeded (from its
+ * arguments; `before`: the file's content before a write, when the caller has it), then the output.
+ */
+export function resultContent(name: string, args: unknown, result: ToolResultLike, cwd: string, before?: string | null): ToolCallContent[] {
+  const diffs = !result.isError && args !== undefined ? proposedDiffs(name, args, cwd, before) : [];
+  return [...diffs, ...outputContent(name, result.content, result.isError)];
+}
+
+/** An edit's location with the line it changed (from its result's details), when both are known. */
+function editedLocation(name: string, args: unknown, result: ToolResultLike, cwd: string): ToolCallLocation[] | undefined {
+  if (name !== "edit" || result.isError || args === undefined) return undefined;
+  const path = argsOf(args).path;
+  const line = (result.details as { firstChangedLine?: unknown } | null | undefined)?.firstChangedLine;
+  if (typeof path !== "string" || path.length === 0) return undefined;
+  if (typeof line !== "number" || !Number.isInteger(line) || line < 1) return undefined;
+  return [{ path: absolutePath(path, cwd), line }];
+}
+
+/**
+ * The update that finishes a call: status, and content replacing what was shown while it ran (the
+ * proposed diff of a failed edit goes away). `args` undefined: not known (the call was announced
+ * before this process saw it); the output is still shown.
+ */
+export function toolResultUpdate(toolCallId: string, name: string, args: unknown, result: ToolResultLike, cwd: string, before?: string | null): UpdateOf<"tool_call_update"> {
+  const update: UpdateOf<"tool_call_update"> = {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: result.isError ? "failed" : "completed",
+    content: resultContent(name, args, result, cwd, before),
+  };
+  const locations = editedLocation(name, args, result, cwd);
+  if (locations) update.locations = locations;
+  return update;
+}
+
+/** Output so far of a running call (bash streams it): replaces the call's content. */
+export function toolProgressUpdate(toolCallId: string, name: string, partial: ToolOutputLike): UpdateOf<"tool_call_update"> {
+  return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: outputContent(name, partial.content, false) };
+}
