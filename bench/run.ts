@@ -1,6 +1,7 @@
 // `npm run bench`: runs each bench in turn. To add one, export an async function from a
 // bench/*.bench.ts module and list it here. BENCH_MB scales the session size (default 100).
 // `npm run bench -- compaction` runs only the named benches.
+import { runAcpBench } from "./acp.bench.js";
 import { runAheadOfTimeBench } from "./ahead-of-time.bench.js";
 import { runClientReadBench } from "./client-read.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
@@ -23,6 +24,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "hardening", run: () => runHardeningBench() },
   { name: "shapes", run: () => runShapesBench() },
   { name: "client", run: () => runClientReadBench() },
+  { name: "acp", run: () => runAcpBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -3,6 +3,7 @@
 import type { Settings } from "../host/settings.js";
 import { createLogger } from "../log/logger.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions } from "../session/index.js";
+import { runAcpMode } from "./acp-mode.js";
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
@@ -16,6 +17,7 @@ usage:
                              JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
                              subscribed to are unloaded after S seconds idle (default 600, 0: never)
   pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
+  pith acp                   the Agent Client Protocol over stdin/stdout, for editors (docs/acp.md)
   pith --mode json [--session FILE | --continue] [--model ID] "prompt"
                              run one prompt headless; every event is a JSON line on stdout
   pith demo                  create a session under $PITH_HOME, branch it, show its tree and context
@@ -109,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
   if (mode === "json") return runJsonMode({ log, prompt: positional.join(" "), session: str("--session"), continueLast: flags.has("--continue"), model: str("--model"), flags: trusted });
   if (mode !== undefined) return usageError(`unknown mode: ${mode} (rpc or json)`);
   const [command, ...rest] = positional;
+  if (command === "acp") return runAcpMode({ log, flags: trusted });
   if (command === "serve") {
     const port = Number(str("--port") ?? 7777);
     if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);

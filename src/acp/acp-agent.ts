@@ -1,0 +1,201 @@
+// `pith acp`: the Agent Client Protocol front (Zed, JetBrains, Neovim, Emacs), over the same
+// session host as pith's own protocol. Every ACP method is answered here from the host: sessions
+// are pith's (files under $PITH_HOME/sessions, Pi's format), so a session started in an editor
+// can be continued over pith's protocol or Pi, and the other way round. What ACP cannot express
+// (tree moves, labels, queued prompts) stays in pith's protocol: see docs/acp.md.
+import * as acp from "@agentclientprotocol/sdk";
+import { isAbsolute } from "node:path";
+import type { Logger } from "pino";
+import { ErrorCodes } from "../../protocol/error-codes.js";
+import { HostError } from "../host/errors.js";
+import { hostErrorOf, type SessionHost } from "../host/session-host.js";
+import { AcpSession } from "./acp-session.js";
+import { availableCommandsUpdate, parseCommand } from "./commands.js";
+import { clientFeatures } from "./content.js";
+import { promptFromBlocks, UnsupportedContent } from "./prompt-content.js";
+import { historyUpdates } from "./replay.js";
+import { configOptions, isPermissionMode, modeState, parseOptionValue } from "./session-options.js";
+
+const AGENT_INFO = { name: "pith", title: "pith", version: "0.1.0" };
+
+/** A host or store error as an ACP error: an unknown session is ACP's -32002 with data.sessionId. */
+function acpError(err: unknown, sessionId?: string): unknown {
+  const mapped = hostErrorOf(err);
+  if (!mapped) return err;
+  if (mapped.code === ErrorCodes.SessionNotFound && sessionId) return acp.RequestError.sessionNotFound(sessionId);
+  return new acp.RequestError(mapped.code, mapped.message, mapped.data);
+}
+
+export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
+  let clientCaps: acp.ClientCapabilities = {};
+  let client: acp.AgentContext | undefined;
+  /** the sessions this connection created, loaded or resumed */
+  const sessions = new Map<string, AcpSession>();
+
+  const booleans = () => clientCaps.session?.configOptions?.boolean != null;
+  const features = () => clientFeatures(clientCaps);
+  const send = (sessionId: string, update: acp.SessionUpdate) => {
+    client?.notify(acp.methods.client.session.update, { sessionId, update }).catch((err) => log.warn({ err, sessionId }, "session/update failed"));
+  };
+  const options = (s: AcpSession) => {
+    const st = s.live.getState();
+    return configOptions({ model: st.model.id, thinkingLevel: st.thinkingLevel ?? "off", autoCompaction: st.autoCompactionEnabled }, host.models(s.live.file.cwd).list(), booleans());
+  };
+  const described = (s: AcpSession) => ({ modes: modeState(s.live.permissionMode), configOptions: options(s) });
+  const follow = (live: Parameters<typeof host.sessions.set>[1]): AcpSession => {
+    const existing = sessions.get(live.id);
+    if (existing) return existing;
+    const s = new AcpSession({
+      session: live,
+      ...features(),
+      send: (update) => send(live.id, update),
+      requestPermission: (params, signal) => client!.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+    });
+    sessions.set(live.id, s);
+    return s;
+  };
+  /** After the response has gone out: Zed drops updates sent before it. */
+  const afterResponse = (sessionId: string) => setImmediate(() => send(sessionId, availableCommandsUpdate()));
+  const get = (sessionId: string): AcpSession => {
+    const s = sessions.get(sessionId);
+    if (!s || !host.sessions.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
+    return s;
+  };
+  const absolute = (cwd: string) => {
+    if (!isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
+    return cwd;
+  };
+  host.setPermissionAsker(async (request) => sessions.get(request.sessionId)?.askPermission(request) ?? "deny");
+
+  return acp
+    .agent({ name: "pith" })
+    .onConnect((connection) => {
+      client = connection.client;
+      connection.closed.finally(() => {
+        for (const s of sessions.values()) s.detach();
+        sessions.clear();
+      });
+    })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      clientCaps = params.clientCapabilities ?? {};
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentInfo: AGENT_INFO,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, embeddedContext: true, audio: false },
+          mcpCapabilities: { http: false, sse: false },
+          sessionCapabilities: { list: {}, close: {}, delete: {}, resume: {} },
+        },
+        authMethods: [],
+      };
+    })
+    .onRequest(acp.methods.agent.session.new, ({ params }) => {
+      const s = follow(host.create({ cwd: absolute(params.cwd) }));
+      afterResponse(s.id);
+      return { sessionId: s.id, ...described(s) };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+      absolute(params.cwd);
+      const live = await host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+      const s = follow(live);
+      // the whole active branch from the root, not only what the model sees after the last summary
+      for (const update of historyUpdates(live.file.branchPath(), { cwd: live.file.cwd, compaction: features().compaction })) send(s.id, update);
+      afterResponse(s.id);
+      return described(s);
+    })
+    .onRequest(acp.methods.agent.session.resume, async ({ params }) => {
+      absolute(params.cwd);
+      const live = await host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+      const s = follow(live);
+      afterResponse(s.id);
+      return described(s);
+    })
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+      if (params.cwd) absolute(params.cwd);
+      const all = await host.list(params.cwd ?? undefined);
+      return { sessions: all.map((x) => ({ sessionId: x.id, cwd: x.cwd, title: x.name ?? (x.firstMessage.slice(0, 80) || null), updatedAt: x.modified })) };
+    })
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      const s = get(params.sessionId);
+      s.detach();
+      sessions.delete(s.id);
+      await host.close(s.id).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      sessions.get(params.sessionId)?.detach();
+      sessions.delete(params.sessionId);
+      await host.delete(params.sessionId).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+      const s = get(params.sessionId);
+      if (!isPermissionMode(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId} (ask, auto or readonly)`);
+      s.live.permissionMode = params.modeId;
+      send(s.id, { sessionUpdate: "current_mode_update", currentModeId: params.modeId });
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => {
+      const s = get(params.sessionId);
+      const value = parseOptionValue(params);
+      try {
+        if ("error" in value) throw acp.RequestError.invalidParams({ configId: params.configId }, value.error);
+        if ("model" in value) s.live.setModel(value.model);
+        else if ("thinkingLevel" in value) s.live.setThinkingLevel(value.thinkingLevel);
+        else s.live.setAutoCompaction(value.autoCompaction);
+      } catch (err) {
+        throw acpError(err, params.sessionId);
+      }
+      return { configOptions: options(s) };
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+      const s = get(params.sessionId);
+      let prompt: ReturnType<typeof promptFromBlocks>;
+      try {
+        prompt = promptFromBlocks(params.prompt);
+      } catch (err) {
+        if (err instanceof UnsupportedContent) throw acp.RequestError.invalidParams({ reason: "unsupported_content" }, err.message);
+        throw err;
+      }
+      const command = parseCommand(prompt.text);
+      try {
+        if (command) return await runCommand(s, command);
+        const end = await s.run(prompt);
+        if ("stopReason" in end) return { stopReason: end.stopReason };
+        throw new HostError(ErrorCodes.ProviderError, end.error.message, { class: end.error.errorClass ?? "fatal", status: end.error.status });
+      } catch (err) {
+        throw acpError(err, params.sessionId);
+      }
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancelRun();
+    });
+
+  /** /compact [instructions] and /autocompact on|off: pith's own operations, never sent to the model. */
+  async function runCommand(s: AcpSession, command: NonNullable<ReturnType<typeof parseCommand>>): Promise<acp.PromptResponse> {
+    const say = (text: string) => send(s.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+    if (command.name === "autocompact") {
+      if ("error" in command) {
+        say(command.error);
+        return { stopReason: "end_turn" };
+      }
+      s.live.setAutoCompaction(command.enabled);
+      say(`Automatic compaction is ${command.enabled ? "on" : "off"}.`);
+      send(s.id, { sessionUpdate: "config_option_update", configOptions: options(s) });
+      return { stopReason: "end_turn" };
+    }
+    try {
+      await s.live.compact(command.instructions);
+    } catch (err) {
+      const mapped = hostErrorOf(err);
+      if (mapped?.code === ErrorCodes.NothingToCompact) {
+        say(`Nothing to compact: ${mapped.message}`);
+        return { stopReason: "end_turn" };
+      }
+      if (mapped?.code === ErrorCodes.Aborted) return { stopReason: "cancelled" };
+      throw err;
+    }
+    return { stopReason: "end_turn" };
+  }
+}

@@ -1,0 +1,152 @@
+// One pith session as an ACP client sees it on this connection: the session's events become
+// session/update notifications, a prompt answers when its run ends (with ACP's stop reason), a
+// cancel answers the pending prompt at once and silences the rest of that run, and permission
+// questions go to the client as session/request_permission. The live session itself is the
+// host's; this object only forwards, so closing the connection never loses what was stored.
+import type * as acp from "@agentclientprotocol/sdk";
+import type { EventLine } from "../../protocol/index.js";
+import type { LiveSession } from "../host/live-session.js";
+import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
+import type { SessionEvent } from "../host/event-buffer.js";
+import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
+import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
+
+export interface AcpSessionOptions {
+  session: LiveSession;
+  /** sends one session/update (in order; failures are the connection's to report) */
+  send(update: acp.SessionUpdate): void;
+  /** asks the client; cancelled when the signal aborts */
+  requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** the client shows compaction_update / compaction_summary_chunk */
+  compaction: boolean;
+  /** the client shows notice updates */
+  notices: boolean;
+}
+
+/** The tools pith asks about in "ask" mode (live-session's run hooks ask for the same ones). */
+const ASKED_TOOLS = new Set(["write", "edit", "bash"]);
+
+/** How a pith run ended, as ACP says it. */
+export type RunEnd = { stopReason: acp.StopReason } | { error: { message: string; errorClass?: string; status?: number } };
+
+interface PendingRun {
+  /** set at agent_start: the run this prompt started */
+  runId?: string;
+  resolve(end: RunEnd): void;
+}
+
+const STOP: Record<string, acp.StopReason> = { stop: "end_turn", length: "max_tokens", max_turns: "max_turn_requests", aborted: "cancelled" };
+
+const PERMISSION_OPTIONS: acp.PermissionOption[] = [
+  { optionId: "allow_once", name: "Allow", kind: "allow_once" },
+  { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
+  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+];
+
+export class AcpSession {
+  readonly live: LiveSession;
+  private readonly listener: SessionListener;
+  private pending: PendingRun | null = null;
+  /** a cancelled run: its remaining events are not sent (the prompt already answered) */
+  private muted: string | "next" | null = null;
+  /** aborted by session/cancel: pending permission questions resolve as cancelled */
+  private cancel = new AbortController();
+  /** the mapping's memory for this session (a call's arguments, the message streaming) */
+  private readonly mapping: LiveContext;
+  /** tools the user allowed for the rest of the session: no question, so no pending state */
+  private readonly allowedAlways = new Set<string>();
+
+  constructor(private readonly opts: AcpSessionOptions) {
+    this.live = opts.session;
+    this.mapping = createLiveContext({
+      cwd: this.live.file.cwd,
+      compaction: opts.compaction,
+      notices: opts.notices,
+      awaitsPermission: (name) => this.live.permissionMode === "ask" && ASKED_TOOLS.has(name) && !this.allowedAlways.has(name),
+    });
+    this.listener = (event) => this.onEvent(event);
+    this.live.subscribe(this.listener);
+  }
+
+  get id(): string {
+    return this.live.id;
+  }
+
+  private onEvent(event: SessionEvent): void {
+    const e = event as unknown as EventLine;
+    if (e.type === "agent_start" && this.pending && this.pending.runId === undefined) this.pending.runId = e.runId;
+    if (e.type === "agent_start" && this.muted === "next") this.muted = e.runId;
+    const muted = this.muted !== null;
+    if (e.type === "agent_end") {
+      if (this.muted === e.runId) this.muted = null;
+      if (this.pending && this.pending.runId === e.runId) {
+        const pending = this.pending;
+        this.pending = null;
+        pending.resolve(e.stopReason === "error" ? { error: e.error ?? { message: "the run failed" } } : { stopReason: STOP[e.stopReason] ?? "end_turn" });
+      }
+    }
+    if (muted) return;
+    for (const update of updatesForEvent(e, this.mapping)) this.sendUpdate(update);
+    // ACP clients show the context after every model call; pith reports it once per run
+    if (e.type === "turn_end") this.sendUpdate({ sessionUpdate: "usage_update", used: Math.round(this.live.contextTokens()), size: this.live.getState().contextWindow });
+  }
+
+  private lastUsage = "";
+  private sendUpdate(update: acp.SessionUpdate): void {
+    if (update.sessionUpdate === "usage_update") {
+      const key = `${update.used}/${update.size}`;
+      if (key === this.lastUsage) return;
+      this.lastUsage = key;
+    }
+    this.opts.send(update);
+  }
+
+  /** Starts a run with this prompt and resolves when it ends (or is cancelled). */
+  async run(prompt: { text: string; images: NonNullable<Parameters<LiveSession["prompt"]>[0]["images"]> }): Promise<RunEnd> {
+    const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
+    this.cancel = new AbortController();
+    try {
+      await this.live.prompt({ text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) });
+    } catch (err) {
+      this.pending = null;
+      throw err;
+    }
+    return ended;
+  }
+
+  /** session/cancel: the pending prompt answers "cancelled" now; nothing of that run is sent after. */
+  cancelRun(): void {
+    this.cancel.abort();
+    const pending = this.pending;
+    if (pending) {
+      this.pending = null;
+      // the run's agent_start may not have come yet: then silence the next run to start
+      this.muted = pending.runId ?? "next";
+      pending.resolve({ stopReason: "cancelled" });
+    }
+    this.live.abort();
+  }
+
+  async askPermission(request: PermissionRequest): Promise<PermissionOutcome> {
+    if (this.cancel.signal.aborted) return "deny";
+    const { sessionUpdate: _tag, ...toolCall } = toolCallStart(request.toolCallId, request.toolName, request.args, this.live.file.cwd);
+    try {
+      const answer = await this.opts.requestPermission({ sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, this.cancel.signal);
+      const id = answer.outcome.outcome === "selected" ? answer.outcome.optionId : "cancelled";
+      const outcome: PermissionOutcome = id === "allow_always" ? "allowAlways" : id === "allow_once" ? "allow" : "deny";
+      if (outcome === "allowAlways") this.allowedAlways.add(request.toolName);
+      // allowed: the call leaves "pending" (a denied one ends failed with its result)
+      if (outcome !== "deny" && !this.cancel.signal.aborted) this.opts.send(toolStatusUpdate(request.toolCallId, "in_progress"));
+      return outcome;
+    } catch {
+      // cancelled, the client failed or went away: the safe answer
+      return "deny";
+    }
+  }
+
+  /** This connection stops following the session (the session itself stays the host's). */
+  detach(): void {
+    this.cancelRun();
+    this.live.unsubscribe(this.listener);
+  }
+}

@@ -1,0 +1,44 @@
+// `pith acp`: an editor spawns pith and speaks ACP over its stdin / stdout (one JSON message per
+// line; stdout carries nothing else, logs go to stderr). The editor owns the process: its stdin
+// closing, or SIGTERM, ends it after the sessions are closed (runs aborted and stored as aborted,
+// files synced, locks released), within a few seconds even if something hangs.
+import * as acp from "@agentclientprotocol/sdk";
+import { Readable, Writable } from "node:stream";
+import type { Logger } from "pino";
+import { acpAgent } from "../acp/acp-agent.js";
+import type { Settings } from "../host/settings.js";
+import { makeHost } from "./daemon.js";
+
+const SHUTDOWN_LIMIT_MS = 4_000;
+
+export async function runAcpMode(opts: { log: Logger; flags?: Settings }): Promise<number> {
+  const { log } = opts;
+  const host = makeHost(log, 0, opts.flags);
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const connection = acpAgent(host, log).connect(stream);
+  let stopping: Promise<number> | undefined;
+  const shutdown = (why: string): Promise<number> =>
+    (stopping ??= (async () => {
+      log.info({ why }, "shutting down");
+      const limit = setTimeout(() => {
+        log.error("sessions did not close in time; exiting");
+        process.exit(1);
+      }, SHUTDOWN_LIMIT_MS);
+      limit.unref();
+      let code = 0;
+      try {
+        await host.shutdown();
+      } catch (err) {
+        log.error({ err }, "shutdown failed");
+        code = 1;
+      }
+      clearTimeout(limit);
+      connection.close();
+      process.stdin.destroy();
+      return code;
+    })());
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  await connection.closed.catch(() => undefined);
+  return shutdown("stdin closed");
+}
