@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { availableCommandsUpdate, parseCommand } from "../../src/acp/commands.js";
-import { assertValidUpdate } from "./acp-schema.js";
+import { assertValidUpdate } from "../support/acp-schema.js";
 
 test("the commands update lists compact and autocompact, without slashes, with input hints", () => {
   const update = availableCommandsUpdate();

@@ -9,7 +9,7 @@ import { clientFeatures } from "../../src/acp/content.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "../../src/acp/live-updates.js";
 import type { AssistantMessage, ToolResultMessage } from "../../src/messages/types.js";
 import { assistant, call, user } from "../support/messages.js";
-import { assertValidUpdates, chunkText, ofKind } from "./acp-schema.js";
+import { assertValidUpdates, chunkText, ofKind } from "../support/acp-schema.js";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
 const cwd = "/home/u/project";

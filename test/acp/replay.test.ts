@@ -11,7 +11,7 @@ import type { SessionEntry } from "../../src/session/types.js";
 import { copyFixture, fixtureSkip } from "../support/fixture.js";
 import { assistant, call, result, user } from "../support/messages.js";
 import { tempDir } from "../support/tmp.js";
-import { assertValidUpdates, chunkText, ofKind } from "./acp-schema.js";
+import { assertValidUpdates, chunkText, ofKind } from "../support/acp-schema.js";
 
 const cwd = "/home/u/project";
 

@@ -6,7 +6,7 @@ import { homedir } from "node:os";
 import { test } from "node:test";
 import { toolCallInfo, toolCallStart, toolKind, toolLocations, toolStatusUpdate, toolTitle } from "../../src/acp/tool-calls.js";
 import { toolProgressUpdate, toolResultUpdate } from "../../src/acp/tool-results.js";
-import { assertValidUpdate, updateProblem } from "./acp-schema.js";
+import { assertValidUpdate, updateProblem } from "../support/acp-schema.js";
 
 const cwd = "/home/u/project";
 

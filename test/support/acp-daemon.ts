@@ -10,6 +10,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
+import { updateProblem } from "./acp-schema.js";
 import "./fresh-dist.js";
 import { BIN, daemonEnv, type DaemonEnvOptions } from "./daemon-client.js";
 
@@ -25,6 +26,11 @@ export interface AcpDaemon {
   stderr(): string;
   /** the raw stdout lines, to check stdout carries ACP messages only */
   stdoutLines: string[];
+  /**
+   * Lines that are not JSON-RPC, and session/update notifications that are not valid, lossless
+   * updates as sent (the SDK client's parse forgives: it drops what it does not know).
+   */
+  wireProblems(): string[];
   request: acp.ClientContext["request"];
   notify: acp.ClientContext["notify"];
   /** answers session/request_permission (default: reject once) */
@@ -80,6 +86,19 @@ export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string
     updates,
     violations,
     stdoutLines,
+    wireProblems: () =>
+      stdoutLines.flatMap((line) => {
+        let msg: { jsonrpc?: string; method?: string; params?: { update?: unknown } };
+        try {
+          msg = JSON.parse(line);
+        } catch {
+          return [`not JSON: ${line.slice(0, 200)}`];
+        }
+        if (msg.jsonrpc !== "2.0") return [`not JSON-RPC: ${line.slice(0, 200)}`];
+        if (msg.method !== acp.methods.client.session.update) return [];
+        const problem = updateProblem(msg.params?.update);
+        return problem ? [`${line.slice(0, 200)}\n${problem}`] : [];
+      }),
     stderr: () => stderr,
     request: ctx.request.bind(ctx) as acp.ClientContext["request"],
     notify: ctx.notify.bind(ctx) as acp.ClientContext["notify"],
