@@ -8,6 +8,7 @@ import { isAbsolute } from "node:path";
 import type { Logger } from "pino";
 import { ErrorCodes } from "../../protocol/error-codes.js";
 import { HostError } from "../host/errors.js";
+import type { LiveSession } from "../host/live-session.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { AcpSession } from "./acp-session.js";
 import { availableCommandsUpdate, parseCommand } from "./commands.js";
@@ -42,7 +43,7 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
     return configOptions({ model: st.model.id, thinkingLevel: st.thinkingLevel ?? "off", autoCompaction: st.autoCompactionEnabled }, host.models(s.live.file.cwd).list(), booleans());
   };
   const described = (s: AcpSession) => ({ modes: modeState(s.live.permissionMode), configOptions: options(s) });
-  const follow = (live: Parameters<typeof host.sessions.set>[1]): AcpSession => {
+  const follow = (live: LiveSession): AcpSession => {
     const existing = sessions.get(live.id);
     if (existing) return existing;
     const s = new AcpSession({

@@ -6,6 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { EventLine } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
+import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/event-buffer.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
@@ -102,7 +103,7 @@ export class AcpSession {
   }
 
   /** Starts a run with this prompt and resolves when it ends (or is cancelled). */
-  async run(prompt: { text: string; images: NonNullable<Parameters<LiveSession["prompt"]>[0]["images"]> }): Promise<RunEnd> {
+  async run(prompt: { text: string; images: ImageContent[] }): Promise<RunEnd> {
     const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
     this.cancel = new AbortController();
     try {

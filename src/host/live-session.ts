@@ -4,14 +4,14 @@
 // carry a per-session sequence number (session-events.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { ResultOf } from "../../protocol/index.js";
+import type { EventName, ResultOf } from "../../protocol/index.js";
 import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
 import type { CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./errors.js";
-import { ExclusiveSlot } from "./exclusive.js";
+import { ExclusiveSlot, type Activity } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
@@ -61,7 +61,7 @@ export class LiveSession {
   permissionMode: PermissionMode;
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
-  private readonly emit = <E extends Parameters<SessionEvents["emit"]>[0]>(type: E, fields: EventFields<E>): void => {
+  private readonly emit = <E extends EventName>(type: E, fields: EventFields<E>): void => {
     this.events.emit(type, fields);
   };
   private runPromise: Promise<unknown> | null = null;
@@ -273,7 +273,7 @@ export class LiveSession {
   // -- exclusive operations --
 
   /** Runs a request that holds the session's slot; close() waits for it to store what it must. */
-  private async exclusive<T>(activity: Parameters<ExclusiveSlot["run"]>[0], fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async exclusive<T>(activity: Exclude<Activity, "run">, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const p = this.slot.run(activity, fn);
     this.inflight.add(p);
     const done = () => this.inflight.delete(p);
