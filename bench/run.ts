@@ -7,12 +7,19 @@ import { runClientReadBench } from "./client-read.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
+import { runPgAppendBench } from "./pg-append.bench.js";
 import { runShapesBench } from "./shapes.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
 const only = process.argv.slice(2);
 const benches: { name: string; run: () => Promise<unknown> }[] = [
-  { name: "store", run: () => runStoreBench() },
+  {
+    name: "store",
+    run: async () => {
+      await runStoreBench();
+      await runPgAppendBench();
+    },
+  },
   {
     name: "compaction",
     run: async () => {
