@@ -15,12 +15,15 @@
 // Times are the database's clock (now()), never a node's, so nodes with skewed clocks agree on
 // when a lease expires.
 //
-// Not covered here: a dead owner is only detected by its lease expiring (or a forced take): node
-// liveness (a session-level advisory lock held by the owning node's connection, the nodes table's
-// last_seen) comes later, as does keeping sessions.name and first_message up to date from entries.
+// A take also succeeds at once, without force, when the owner node is dead (nodes.ts: its
+// advisory lock is free and its last_seen says it is not just a server restart): compare-and-set
+// on the (node, epoch) seen, so two takers of one dead owner's session do not both win.
+//
+// Not covered here: keeping sessions.name and first_message up to date from entries.
 import type { Pool, PoolClient } from "pg";
 import { Fenced, NoSuchSession, OwnedElsewhere, SeqConflict, type OwnerInfo } from "./errors.js";
 import type { EntryBase } from "../types.js";
+import { DEFAULT_DEAD_AFTER_MS, isDead } from "./nodes.js";
 
 export const DEFAULT_LEASE_MS = 10_000;
 
@@ -39,6 +42,8 @@ export interface TakeOptions {
   leaseMs?: number;
   /** take it even from a live owner (its next write is Fenced) */
   force?: boolean;
+  /** a registered owner whose lock is free is dead once its last_seen is this old (default 6 s; see nodes.ts) */
+  deadAfterMs?: number;
 }
 
 /** An entry as stored: its JSON line exactly, with its place and the epoch that wrote it. */
@@ -67,7 +72,7 @@ export async function currentOwner(pool: Pool | PoolClient, sessionId: string): 
 
 /**
  * Makes `nodeId` the session's writer at a new epoch, if nobody holds it, the lease expired,
- * `nodeId` already holds it, or `force`. Throws OwnedElsewhere otherwise, NoSuchSession if there
+ * `nodeId` already holds it, `force`, or the owner node is dead (nodes.ts). Throws OwnedElsewhere otherwise, NoSuchSession if there
  * is no sessions row. Returns the token and the seq the next entry goes at.
  */
 export async function takeOwnership(pool: Pool, sessionId: string, nodeId: string, opts: TakeOptions = {}): Promise<Ownership> {
@@ -92,9 +97,19 @@ export async function takeOwnership(pool: Pool, sessionId: string, nodeId: strin
       throw err;
     }
     if (res.rowCount !== 1) {
-      const owner = await currentOwner(client, sessionId);
-      await client.query("ROLLBACK");
-      throw new OwnedElsewhere(sessionId, owner!);
+      let owner = (await currentOwner(client, sessionId))!;
+      if (owner.nodeId !== null && (await isDead(client, owner.nodeId, opts.deadAfterMs ?? DEFAULT_DEAD_AFTER_MS))) {
+        res = await client.query<{ epoch: string; lease_expires: Date }>(
+          `UPDATE owners SET node_id = $2, epoch = epoch + 1, lease_expires = now() + $3 * interval '1 millisecond'
+           WHERE session_id = $1 AND node_id = $4 AND epoch = $5 RETURNING epoch, lease_expires`,
+          [sessionId, nodeId, leaseMs, owner.nodeId, owner.epoch],
+        );
+        if (res.rowCount !== 1) owner = (await currentOwner(client, sessionId))!;
+      }
+      if (res.rowCount !== 1) {
+        await client.query("ROLLBACK");
+        throw new OwnedElsewhere(sessionId, owner);
+      }
     }
     // A new statement, so a new snapshot: every append of an older epoch that committed did so
     // before the row lock above was granted, and none can commit after it.
