@@ -14,6 +14,7 @@ import { AcpSession } from "./acp-session.js";
 import { availableCommandsUpdate, parseCommand } from "./commands.js";
 import { clientFeatures } from "./content.js";
 import { promptFromBlocks, UnsupportedContent } from "./prompt-content.js";
+import { BadCursor, pageOf } from "./session-pages.js";
 import { historyUpdates } from "./replay.js";
 import { configOptions, isPermissionMode, modeState, parseOptionValue } from "./session-options.js";
 
@@ -114,8 +115,15 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
     })
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
       if (params.cwd) absolute(params.cwd);
-      const all = await host.list(params.cwd ?? undefined);
-      return { sessions: all.map((x) => ({ sessionId: x.id, cwd: x.cwd, title: x.name ?? (x.firstMessage.slice(0, 80) || null), updatedAt: x.modified })) };
+      let paged: ReturnType<typeof pageOf>;
+      try {
+        paged = pageOf(await host.list(params.cwd ?? undefined), params.cursor);
+      } catch (err) {
+        if (err instanceof BadCursor) throw acp.RequestError.invalidParams({ cursor: params.cursor }, err.message);
+        throw err;
+      }
+      const sessions = paged.page.map((x) => ({ sessionId: x.id, cwd: x.cwd, title: x.name ?? (x.firstMessage.slice(0, 80) || null), updatedAt: x.modified }));
+      return paged.nextCursor ? { sessions, nextCursor: paged.nextCursor } : { sessions };
     })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       const s = get(params.sessionId);
