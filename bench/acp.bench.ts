@@ -64,10 +64,11 @@ async function loadLarge(fake: FakeAnthropic, hooks: Cleanup, mb: number): Promi
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "large.jsonl");
   const info = writeShape(file, "compacted-often", Math.round(mb * 1e6));
-  const header = JSON.parse(readFileSync(file, "utf8").slice(0, 4096).split("\n")[0]) as { id: string; cwd: string };
   const t1 = performance.now();
-  for (const line of readFileSync(file, "utf8").split("\n")) if (line) JSON.parse(line);
+  const lines = readFileSync(file, "utf8").split("\n");
+  for (const line of lines) if (line) JSON.parse(line);
   const plainMs = performance.now() - t1;
+  const header = JSON.parse(lines[0]) as { id: string; cwd: string };
   const a = await startAcp(hooks, { home, fake, clientCapabilities: { session: { compaction: {} } } });
   const from = a.updates.length;
   const t0 = performance.now();

@@ -89,7 +89,10 @@ export class AcpSession {
     if (muted) return;
     for (const update of updatesForEvent(e, this.mapping)) this.sendUpdate(update);
     // ACP clients show the context after every model call; pith reports it once per run
-    if (e.type === "turn_end") this.sendUpdate({ sessionUpdate: "usage_update", used: Math.round(this.live.contextTokens()), size: this.live.getState().contextWindow });
+    if (e.type === "turn_end") {
+      const { contextTokens, contextWindow } = this.live.usage();
+      this.sendUpdate({ sessionUpdate: "usage_update", used: Math.round(contextTokens), size: contextWindow });
+    }
   }
 
   private lastUsage = "";

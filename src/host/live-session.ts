@@ -133,6 +133,11 @@ export class LiveSession {
     return this.compaction.contextTokens();
   }
 
+  /** The context's size and the window in effect, as usage_update reports them. */
+  usage(): { contextTokens: number; contextWindow: number } {
+    return { contextTokens: this.contextTokens(), contextWindow: this.compaction.windowOf() };
+  }
+
   getState(): ResultOf<"getState"> {
     const ctx = this.file.buildContext();
     const prepared = this.compaction.prepared();
@@ -149,8 +154,7 @@ export class LiveSession {
       permissionMode: this.permissionMode,
       leafId: this.file.leafId,
       messageCount: ctx.messages.length,
-      contextTokens: this.contextTokens(),
-      contextWindow: this.compaction.windowOf(),
+      ...this.usage(),
       threshold: this.compaction.threshold,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
@@ -254,7 +258,7 @@ export class LiveSession {
     return { aborted: was };
   }
 
-  // -- compaction --
+  // -- exclusive operations --
 
   /** A manual compaction (the `compact` method). */
   compact(instructions?: string): Promise<ResultOf<"compact">> {
@@ -264,13 +268,6 @@ export class LiveSession {
       return result;
     });
   }
-
-  setAutoCompaction(enabled: boolean): ResultOf<"setAutoCompactionEnabled"> {
-    this.compaction.setAuto(enabled);
-    return { enabled };
-  }
-
-  // -- exclusive operations --
 
   /** Runs a request that holds the session's slot; close() waits for it to store what it must. */
   private async exclusive<T>(activity: Exclude<Activity, "run">, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -316,6 +313,11 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
   }
 
   // -- changes allowed at any time --
+
+  setAutoCompaction(enabled: boolean): ResultOf<"setAutoCompactionEnabled"> {
+    this.compaction.setAuto(enabled);
+    return { enabled };
+  }
 
   setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);

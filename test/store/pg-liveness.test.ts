@@ -10,15 +10,12 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { test, type TestContext } from "node:test";
-import type { Pool } from "pg";
 import { Fenced, OwnedElsewhere } from "../../src/session/postgres/errors.js";
-import { migrate } from "../../src/session/postgres/migrations.js";
 import { liveness, NodeLockHeld, registerNode, type NodePresence } from "../../src/session/postgres/nodes.js";
 import { appendEntries, readEntries, renewLease, takeOwnership } from "../../src/session/postgres/ownership.js";
-import { openPool } from "../../src/session/postgres/pool.js";
-import { createSession } from "../../src/session/postgres/sessions.js";
 import type { EntryBase } from "../../src/session/types.js";
-import { postgresSkip, startPostgres, type Postgres } from "../support/postgres.js";
+import { storeWith, testPool } from "../support/pg-store.js";
+import { postgresSkip, type Postgres } from "../support/postgres.js";
 import { repoRoot } from "../support/tmp.js";
 
 if (postgresSkip) process.stderr.write(`[pg liveness tests] skipped: ${postgresSkip}\n`);
@@ -27,26 +24,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SID = "0198a3c0-0000-7000-8000-0000000000a1";
 const SID2 = "0198a3c0-0000-7000-8000-0000000000a2";
 
-async function pool(t: TestContext, server: Postgres): Promise<Pool> {
-  const p = await openPool({ ...server.config, max: 3 });
-  t.after(() => p.end().catch(() => {}));
-  return p;
-}
-
 async function node(t: TestContext, server: Postgres, id: string, heartbeatMs = 0): Promise<NodePresence> {
   const n = await registerNode(server.config, id, { heartbeatMs });
   t.after(() => n.close());
   return n;
 }
 
-async function ready(t: TestContext): Promise<{ server: Postgres; a: Pool; b: Pool }> {
-  const server = await startPostgres(t);
-  const a = await pool(t, server);
-  const b = await pool(t, server);
-  await migrate(a);
-  for (const id of [SID, SID2]) await createSession(a, { type: "session", version: 3, id, timestamp: new Date().toISOString(), cwd: "/tmp/x" });
-  return { server, a, b };
-}
+const ready = (t: TestContext) => storeWith(t, [SID, SID2], 3);
 
 let counter = 0;
 const entry = (tag: string): EntryBase & { tag: string } => ({ type: "custom", id: `e${counter++}`, parentId: null, timestamp: new Date().toISOString(), tag });
@@ -150,7 +134,7 @@ test("after kill -9 and restart of PostgreSQL every lock is gone: a node with a 
   await server.kill9();
   await server.restart();
   const restarted = performance.now();
-  const b = await pool(t, server);
+  const b = await testPool(t, server, 3);
 
   // both locks are gone, neither node is dead yet: their last_seen is from before the restart and fresh
   for (const id of ["node-a", "node-c"]) {

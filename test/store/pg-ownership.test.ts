@@ -5,34 +5,20 @@
 // older epoch lands after a takeover; acknowledged appends survive kill -9 of the server.
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
-import type { Pool } from "pg";
 import { Fenced, OwnedElsewhere, SeqConflict } from "../../src/session/postgres/errors.js";
 import { migrate } from "../../src/session/postgres/migrations.js";
 import { appendEntries, readEntries, releaseOwnership, renewLease, takeOwnership, type Ownership } from "../../src/session/postgres/ownership.js";
-import { openPool } from "../../src/session/postgres/pool.js";
-import { createSession } from "../../src/session/postgres/sessions.js";
 import type { EntryBase } from "../../src/session/types.js";
-import { postgresSkip, startPostgres, type Postgres } from "../support/postgres.js";
+import { storeWith, testPool } from "../support/pg-store.js";
+import { postgresSkip, startPostgres } from "../support/postgres.js";
 
 if (postgresSkip) process.stderr.write(`[pg ownership tests] skipped: ${postgresSkip}\n`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SID = "0198a3c0-0000-7000-8000-000000000001";
 
-async function pool(t: TestContext, server: Postgres, max = 4): Promise<Pool> {
-  const p = await openPool({ ...server.config, max });
-  t.after(() => p.end().catch(() => {}));
-  return p;
-}
-
-async function ready(t: TestContext): Promise<{ server: Postgres; a: Pool; b: Pool }> {
-  const server = await startPostgres(t);
-  const a = await pool(t, server);
-  const b = await pool(t, server);
-  await migrate(a);
-  assert.equal(await createSession(a, { type: "session", version: 3, id: SID, timestamp: new Date().toISOString(), cwd: "/tmp/x" }), true);
-  return { server, a, b };
-}
+const pool = testPool;
+const ready = (t: TestContext) => storeWith(t, [SID]);
 
 let counter = 0;
 function entry(tag: string): EntryBase & { tag: string } {

@@ -10,6 +10,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { updateProblem } from "./acp-schema.js";
 import "./fresh-dist.js";
 import { BIN, daemonEnv, type DaemonEnvOptions } from "./daemon-client.js";
@@ -57,11 +58,20 @@ export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string
   const updates: acp.SessionNotification[] = [];
   const violations: string[] = [];
   const stdoutLines: string[] = [];
+  // cut only the new text (a replay is a long stream; re-splitting what came before is quadratic)
+  // (a decoder, not setEncoding: the SDK reads the same stream and needs its bytes)
   let partial = "";
-  proc.stdout.on("data", (c: Buffer) => {
-    const parts = (partial + c.toString()).split("\n");
-    partial = parts.pop() ?? "";
-    stdoutLines.push(...parts.filter((l) => l !== ""));
+  const decoder = new StringDecoder("utf8");
+  proc.stdout.on("data", (chunk: Buffer) => {
+    const c = decoder.write(chunk);
+    let start = 0;
+    for (let nl = c.indexOf("\n"); nl !== -1; nl = c.indexOf("\n", start)) {
+      const line = partial + c.slice(start, nl);
+      partial = "";
+      start = nl + 1;
+      if (line !== "") stdoutLines.push(line);
+    }
+    partial += c.slice(start);
   });
   let permission: Parameters<AcpDaemon["onPermission"]>[0] = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
   const waiters = new Set<() => void>();
