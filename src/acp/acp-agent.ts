@@ -92,8 +92,8 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         authMethods: [],
       };
     })
-    .onRequest(acp.methods.agent.session.new, ({ params }) => {
-      const s = follow(host.create({ cwd: absolute(params.cwd) }));
+    .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+      const s = follow(await host.create({ cwd: absolute(params.cwd) }));
       afterResponse(s.id);
       return { sessionId: s.id, ...described(s) };
     })

@@ -37,7 +37,7 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
     if (opts.session) session = await host.open({ sessionFile: opts.session });
     else {
       const last = opts.continueLast ? (await host.list(process.cwd()))[0] : undefined;
-      session = last ? await host.open({ sessionFile: last.file }) : host.create({ cwd: process.cwd() });
+      session = last ? await host.open({ sessionFile: last.file }) : await host.create({ cwd: process.cwd() });
     }
     if (opts.model) session.setModel(opts.model);
   } catch (err) {

@@ -49,7 +49,8 @@ export class LiveSession {
   readonly id: string;
   readonly file: SessionFile;
   private readonly deps: LiveSessionDeps;
-  private readonly events: SessionEvents;
+  /** the event stream (the host announces a move on it) */
+  readonly events: SessionEvents;
   private readonly slot: ExclusiveSlot;
   private agent: Agent;
   private model: ModelInfo;
@@ -74,7 +75,7 @@ export class LiveSession {
     this.file = file;
     this.deps = deps;
     this.id = file.sessionId;
-    this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"));
+    this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"), file.sink);
     this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
     const ctx = file.buildContext();
     this.model = storedModel(ctx.model?.modelId, deps);
@@ -143,7 +144,7 @@ export class LiveSession {
     const prepared = this.compaction.prepared();
     return {
       sessionId: this.id,
-      sessionFile: this.file.file,
+      sessionFile: this.file.locator,
       cwd: this.file.cwd,
       name: this.file.name(),
       model: { id: this.model.id, provider: this.model.provider, contextWindow: this.model.contextWindow },
@@ -343,6 +344,6 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
     await this.idle();
     await Promise.allSettled([...this.inflight]);
     this.events.clear();
-    this.file.close();
+    await this.file.closeAsync();
   }
 }

@@ -1,9 +1,12 @@
 // A session's event stream: numbered and kept (event-buffer.ts), fanned out to listeners, typed
 // by the protocol's event table so the host cannot send a field the wire does not define. The
 // agent's events are forwarded here; a provider's many small text deltas are merged per turn of
-// the event loop, since each event costs every client a parse and a render.
+// the event loop, since each event costs every client a parse and a render. On a shared store an
+// event waits until the lines written before it are durable (durable-sink.ts): a client never
+// sees a message_end for an entry a crash of this node could still lose.
 import type { EventName, EventParams } from "../../protocol/index.js";
 import type { AgentEvent } from "../agent/events.js";
+import type { DurableSink } from "../session/durable-sink.js";
 import { EventBuffer, type SessionEvent } from "./event-buffer.js";
 import type { SessionListener } from "./ports.js";
 
@@ -29,11 +32,14 @@ export class SessionEvents {
   /** text / thinking deltas that arrived in this turn of the event loop, not yet sent */
   private pendingDelta: TextDelta | null = null;
   private pendingScheduled = false;
+  /** events waiting for the lines written before them (`mark`: the sink's accepted count then) */
+  private held: { event: WireEvent; mark: number }[] = [];
   lastActivity = Date.now();
 
   constructor(
     private readonly sessionId: string,
     private readonly onListenerError: (err: unknown) => void,
+    private readonly sink?: DurableSink,
   ) {}
 
   get streamId(): string {
@@ -68,12 +74,36 @@ export class SessionEvents {
     this.listeners.clear();
   }
 
-  emit<E extends EventName>(type: E, fields: EventFields<E>): SessionEvent {
-    return this.publish({ ...fields, type } as WireEvent);
+  emit<E extends EventName>(type: E, fields: EventFields<E>): void {
+    this.publish({ ...fields, type } as WireEvent);
+  }
+
+  /** Sends one event now, or once what was written before it is durable (in order either way). */
+  private publish(wireEvent: WireEvent): void {
+    const sink = this.sink;
+    if (!sink || sink.fenced || (this.held.length === 0 && sink.durable >= sink.accepted)) return void this.send(wireEvent);
+    this.held.push({ event: wireEvent, mark: sink.accepted });
+    if (this.held.length === 1) void this.release(sink);
+  }
+
+  /**
+   * Sends held events as their lines become durable. If the sink is fenced first, the held events
+   * describe what was never stored: they are dropped (the host tells clients the session moved).
+   */
+  private async release(sink: DurableSink): Promise<void> {
+    while (this.held.length > 0) {
+      try {
+        await sink.whenDurable(this.held[0].mark);
+      } catch {
+        this.held = [];
+        return;
+      }
+      while (this.held.length > 0 && this.held[0].mark <= sink.durable) this.send(this.held.shift()!.event);
+    }
   }
 
   /** Numbers, keeps and sends one event. */
-  private publish(wireEvent: WireEvent): SessionEvent {
+  private send(wireEvent: WireEvent): SessionEvent {
     const { event, wire } = this.buffer.push({ ...wireEvent, sessionId: this.sessionId });
     this.lastActivity = Date.now();
     for (const l of this.listeners) {

@@ -1,8 +1,8 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
 // routes permission questions to clients, and unloads idle sessions.
-import { existsSync, mkdirSync, unlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
@@ -11,11 +11,13 @@ import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
 import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
-import { findSessionFileAsync, listSessionsAsync, type SessionSummary } from "../session/list.js";
+import type { SessionOwner } from "../session/durable-sink.js";
+import { FileSessionStore } from "../session/file-store.js";
+import type { SessionSummary } from "../session/list.js";
+import type { SessionRef, SessionStore } from "../session/store.js";
 import { SessionError } from "../session/errors.js";
 import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
-import { FileLock } from "../session/lock.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
@@ -25,7 +27,10 @@ import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
 import { toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
+  /** the file store's folder; also kept out of the tools' reach whatever the store */
   sessionsDir: string;
+  /** where sessions live (default: the file store over sessionsDir) */
+  store?: SessionStore;
   logger: Logger;
   /** the Messages API key; without one every session uses the scripted provider */
   apiKey?: string;
@@ -42,10 +47,17 @@ export interface HostOptions {
 }
 
 
+/** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
+function movedError(sessionId: string, owner: SessionOwner): HostError {
+  const where = owner.nodeId === null ? "nobody holds it now; open it again" : `node ${owner.nodeId}${owner.url ? ` at ${owner.url}` : ""} owns it`;
+  return new HostError(ErrorCode.SessionMoved, `session ${sessionId} is not this node's to write: ${where}`, { sessionId, owner });
+}
+
 /** Maps store errors to the protocol's codes. */
 export function hostErrorOf(err: unknown): HostError | undefined {
   if (err instanceof HostError) return err;
   if (err instanceof SessionError) {
+    if (err.code === "SessionMoved") return movedError(String(err.data?.sessionId), err.data?.owner as SessionOwner);
     const code =
       err.code === "SessionNotFound" ? ErrorCode.SessionNotFound : err.code === "EntryNotFound" ? ErrorCode.EntryNotFound : err.code === "SessionLocked" ? ErrorCode.SessionLocked : ErrorCode.InvalidParams;
     // data.reason is the stable name; the store's own reason (a sentence) becomes detail
@@ -58,6 +70,9 @@ export function hostErrorOf(err: unknown): HostError | undefined {
 export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
   readonly offline: boolean;
+  readonly store: SessionStore;
+  /** sessions another node took from this one, and who has them: answered with SessionMoved */
+  private readonly moved = new Map<string, SessionOwner>();
   private readonly anthropic?: AnthropicProvider;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
@@ -67,6 +82,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.offline = !options.apiKey;
+    this.store = options.store ?? new FileSessionStore(options.sessionsDir);
     if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
     else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
     this.warnIfUnsandboxed();
@@ -168,6 +184,7 @@ export class SessionHost {
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
     });
     this.sessions.set(session.id, session);
+    file.sink?.onFenced((owner) => this.lost(session, owner));
     return session;
   }
 
@@ -179,16 +196,16 @@ export class SessionHost {
     return dir;
   }
 
-  create(params: { cwd?: string; model?: string; name?: string }): LiveSession {
+  async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
     const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
-    const file = SessionFile.create({ cwd, sessionsDir: this.options.sessionsDir });
+    const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
       const session = this.live(file);
       if (params.model) session.setModel(params.model);
       if (params.name) session.setName(params.name);
       return session;
     } catch (err) {
-      file.close();
+      await file.closeAsync().catch(() => {});
       this.sessions.delete(file.sessionId);
       throw err;
     }
@@ -198,50 +215,44 @@ export class SessionHost {
    * Opens a session (or finds it live). The file is read in slices that give the event loop back,
    * so opening a 100 MB session does not stall the daemon's other sessions.
    */
-  async open(params: { sessionFile?: string; sessionId?: string }): Promise<LiveSession> {
-    if (params.sessionId) {
-      const loaded = this.sessions.get(params.sessionId);
-      if (loaded) return loaded;
-      const found = await findSessionFileAsync(this.options.sessionsDir, params.sessionId);
-      if (!found) throw new HostError(ErrorCode.SessionNotFound, `no session ${params.sessionId} in ${this.options.sessionsDir}`, { sessionId: params.sessionId });
-      return this.openFile(found);
-    }
-    return this.openFile(params.sessionFile as string);
-  }
-
-  /** Files being opened: a second request for one waits for the first instead of racing it for the lock. */
-  private readonly opening = new Map<string, Promise<LiveSession>>();
-
-  private openFile(path: string): Promise<LiveSession> {
-    const file = resolve(path);
-    for (const s of this.sessions.values()) if (s.file.file === file) return Promise.resolve(s);
-    let pending = this.opening.get(file);
+  open(ref: SessionRef): Promise<LiveSession> {
+    const key = "sessionId" in ref ? ref.sessionId : ref.sessionFile;
+    for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === key) return Promise.resolve(s);
+    let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
-        let opened: SessionFile | undefined;
+        const opened = await this.storeCall(() => this.store.open(ref));
+        // a second name for one session (its id, then its file) finds the one already live
+        const live = this.sessions.get(opened.sessionId);
+        if (live && live.file !== opened) return live;
         try {
-          opened = await SessionFile.openAsync(file);
           await opened.warmContextAsync();
+          this.moved.delete(opened.sessionId);
           return this.live(opened);
         } catch (err) {
-          opened?.close();
+          await opened.closeAsync().catch(() => {});
           throw hostErrorOf(err) ?? err;
         }
-      })().finally(() => this.opening.delete(file));
-      this.opening.set(file, pending);
+      })().finally(() => this.opening.delete(key));
+      this.opening.set(key, pending);
     }
     return pending;
   }
 
+  /** Sessions being opened, by the name they were asked for: a second request waits for the first. */
+  private readonly opening = new Map<string, Promise<LiveSession>>();
+
   get(sessionId: string): LiveSession {
     const s = this.sessions.get(sessionId);
-    if (!s) throw new HostError(ErrorCode.SessionNotFound, `no open session ${sessionId} (open it first)`, { sessionId });
-    return s;
+    if (s) return s;
+    const owner = this.moved.get(sessionId);
+    if (owner) throw movedError(sessionId, owner);
+    throw new HostError(ErrorCode.SessionNotFound, `no open session ${sessionId} (open it first)`, { sessionId });
   }
 
   /** Every session (or a cwd's), newest first, read in slices that give the event loop back. */
   list(cwd?: string): Promise<SessionSummary[]> {
-    return listSessionsAsync(this.options.sessionsDir, { cwd: cwd === undefined ? undefined : callerPath(cwd) });
+    return this.storeCall(() => this.store.list({ cwd: cwd === undefined ? undefined : callerPath(cwd) }));
   }
 
   async close(sessionId: string): Promise<void> {
@@ -250,38 +261,55 @@ export class SessionHost {
     await s.close();
   }
 
-  /**
-   * Deletes a session's file. One open here is closed first; one another live process holds is
-   * refused (SessionLocked, naming the pid): it is taken for writing while it is removed.
-   */
+  /** Deletes a session. One open here is closed first; one another live writer holds is refused (SessionLocked or SessionMoved). */
   async delete(sessionId: string): Promise<{ deleted: string }> {
-    let file: string | undefined = this.sessions.get(sessionId)?.file.file;
-    if (file) await this.close(sessionId);
-    else file = await findSessionFileAsync(this.options.sessionsDir, sessionId);
-    if (!file) throw new HostError(ErrorCode.SessionNotFound, `no session ${sessionId}`, { sessionId });
-    let lock: FileLock;
-    try {
-      lock = FileLock.acquire(file);
-    } catch (err) {
-      throw hostErrorOf(err) ?? err;
-    }
-    try {
-      unlinkSync(file);
-    } finally {
-      lock.release();
-    }
-    return { deleted: file };
+    if (this.sessions.has(sessionId)) await this.close(sessionId);
+    const deleted = await this.storeCall(() => this.store.delete(sessionId));
+    this.moved.delete(sessionId);
+    return deleted;
   }
 
   async fork(sessionId: string, entryId: string): Promise<LiveSession> {
     const s = this.get(sessionId);
+    const forked = await this.storeCall(() => s.file.flushed().then(() => this.store.fork(s.file, entryId)));
     try {
-      const forked = await s.file.forkAsync(entryId, { sessionsDir: this.options.sessionsDir });
       await forked.warmContextAsync();
       return this.live(forked);
     } catch (err) {
+      await forked.closeAsync().catch(() => {});
       throw hostErrorOf(err) ?? err;
     }
+  }
+
+  /** Resolves once what the session stored so far is durable (at once on the file store); SessionMoved if it was taken. */
+  async durable(sessionId: string): Promise<void> {
+    await this.sessions.get(sessionId)?.file.flushed().catch((err) => {
+      throw hostErrorOf(err) ?? err;
+    });
+  }
+
+  /** A store call whose errors are the protocol's. */
+  private async storeCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw hostErrorOf(err) ?? err;
+    }
+  }
+
+  /**
+   * Another node took a session this one was writing (a shared store fenced it): its run is
+   * aborted, clients are told where it went, and it is closed here. Nothing it wrote after its
+   * last durable line is kept.
+   */
+  private lost(session: LiveSession, owner: SessionOwner): void {
+    if (this.sessions.get(session.id) !== session) return;
+    this.options.logger.warn({ sessionId: session.id, owner }, "another node took this session: closing it here");
+    this.sessions.delete(session.id);
+    this.moved.set(session.id, owner);
+    const err = movedError(session.id, owner);
+    session.events.emit("error", { code: err.code, message: err.message, data: err.data });
+    session.close().catch((e) => this.options.logger.error({ err: e, sessionId: session.id }, "closing a moved session failed"));
   }
 
   private async unloadIdle(): Promise<void> {
@@ -301,5 +329,6 @@ export class SessionHost {
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.close().catch((err) => this.options.logger.error({ err }, "closing a session failed"))));
+    await this.store.close().catch((err) => this.options.logger.error({ err }, "closing the session store failed"));
   }
 }

@@ -28,7 +28,7 @@ function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, 
 export function methodHandlers(host: SessionHost, replayBufferSize: number, env: NodeJS.ProcessEnv = process.env): Handlers {
   const opened = (state: ConnState, session: LiveSession): ResultOf<"createSession"> => {
     subscribeTo(host, state, session);
-    return { sessionId: session.id, sessionFile: session.file.file, state: session.getState() };
+    return { sessionId: session.id, sessionFile: session.file.locator, state: session.getState() };
   };
   const session = (p: { sessionId: string }) => host.get(p.sessionId);
   const settings = settingsHandlers(host, env);
@@ -42,7 +42,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
         capabilities: { permissions: p.capabilities.permissions, hooks: p.capabilities.hooks, replayBufferSize },
       };
     },
-    createSession: (p, state) => opened(state, host.create(p)),
+    createSession: async (p, state) => opened(state, await host.create(p)),
     openSession: async (p, state) => opened(state, await host.open(p)),
     listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),
     closeSession: async (p, state) => {

@@ -4,7 +4,7 @@
 // requests to clients (requestPermission).
 import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Logger } from "pino";
-import { ErrorCodes, METHOD_NAMES, parseParams, type MethodName } from "../../protocol/index.js";
+import { ErrorCodes, METHOD_NAMES, methods, parseParams, type MethodName } from "../../protocol/index.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
@@ -114,7 +114,14 @@ export class RpcServer {
       const checked = parseParams(method, raw);
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
       try {
-        return await handler(checked.params, state);
+        const result = await handler(checked.params, state);
+        // what a request stored is durable before it is acknowledged (a shared store commits
+        // after the local write; the file store syncs before this point)
+        if (methods[method].scope !== "read") {
+          const sessionId = (checked.params as { sessionId?: unknown }).sessionId ?? (result as { sessionId?: unknown } | null)?.sessionId;
+          if (typeof sessionId === "string") await this.host.durable(sessionId);
+        }
+        return result;
       } catch (err) {
         throw hostErrorOf(err) ?? err;
       }

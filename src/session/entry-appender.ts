@@ -4,6 +4,7 @@
 // entry. Kept apart from SessionFile: this is where durability is decided.
 import type { StoredMessage } from "../messages/types.js";
 import { writeAll } from "./atomic-write.js";
+import type { SinkLine } from "./durable-sink.js";
 import type { SessionFd } from "./entry-reader.js";
 import { SessionError } from "./errors.js";
 import type { EntryRecord, ScanResult } from "./load.js";
@@ -22,6 +23,8 @@ export class EntryAppender {
     private readonly handle: SessionFd,
     scan: Pick<ScanResult, "needsNewline" | "tornLine" | "size">,
     private readonly index: SessionIndex,
+    /** told of each line once it is written (a shared store's sink) */
+    private readonly onLine?: (line: SinkLine) => void,
   ) {
     this.needsNewline = scan.needsNewline;
     this.tornLine = scan.tornLine;
@@ -76,6 +79,7 @@ export class EntryAppender {
     this.size += bytes.length;
     this.needsNewline = false;
     this.index.add(rec);
+    this.onLine?.({ id: entry.id, parentId: entry.parentId, type: entry.type, line: json });
     return entry;
   }
 }

@@ -10,7 +10,8 @@ export type SessionErrorCode =
   | "SessionClosed" // use after close()
   | "ReadOnly" // a write to a session opened read-only
   | "InvalidEntry" // an entry that cannot be appended (bad shape)
-  | "SessionNotFound"; // no such file
+  | "SessionNotFound" // no such file
+  | "SessionMoved"; // a shared store's session another node owns (or took from this one): data.owner says which
 
 export class SessionError extends Error {
   constructor(

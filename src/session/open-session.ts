@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
 import { SessionError, pathError } from "./errors.js";
 import { assertSessionHeader, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
+import type { DurableSink } from "./durable-sink.js";
 import { FileLock } from "./lock.js";
 import { migrateLines, serializeLines } from "./migrate.js";
 import { writeNewFile } from "./new-file.js";
@@ -19,6 +20,10 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** parse every line in full instead of reading light fields (slower; what the light path must equal) */
   fullParse?: boolean;
+  /** a shared store's log: every appended line is handed to it (the file is then its local copy) */
+  sink?: DurableSink;
+  /** how clients name the file (default: its path) */
+  locator?: string;
 }
 
 export interface CreateOptions {

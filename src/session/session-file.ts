@@ -1,10 +1,10 @@
-// A session file opened for reading or for writing: the public face of the store. One writer
-// per file (FileLock). The work is done by its parts, each in its own file: opening and
-// migrating (open-session), the tree index (session-index), reading entries by byte span
-// (entry-reader), the context's records (context-records), appending lines (entry-appender),
-// whole-file queries (file-queries), a fork's contents (fork-file). This class ties them
-// together, checks what callers may do, and keeps the labels cached.
+// A session file opened for reading or for writing: the in-memory tree over one file. One writer
+// per file (FileLock); on a shared store the file is a local copy whose lines a sink commits
+// (durable-sink.ts). Its parts: open-session, session-index, entry-reader, context-records,
+// entry-appender, file-queries, fork-file. This class ties them together and checks what
+// callers may do.
 import { closeSync, fsyncSync } from "node:fs";
+import type { DurableSink } from "./durable-sink.js";
 import type { StoredMessage } from "../messages/types.js";
 import { ContextRecords } from "./context-records.js";
 import { buildSessionContext, type SessionContext } from "./context.js";
@@ -16,7 +16,7 @@ import { forkFile, forkLine, type ForkLine, type ForkOptions } from "./fork-file
 import { inSlices } from "./line-reader.js";
 import { scanSessionFile, scanSessionFileAsync, type ScanResult } from "./load.js";
 import type { FileLock } from "./lock.js";
-import { writeNewFile, writeNewFileAsync } from "./new-file.js";
+import { writeNewFile } from "./new-file.js";
 import { beginOpen, createSessionFile, migrateOnOpen, settleOpen, type CreateOptions, type OpenOptions, type OpeningFile } from "./open-session.js";
 import { SessionIndex } from "./session-index.js";
 import { buildTreeView, type TreeView } from "./tree.js";
@@ -35,6 +35,10 @@ export class SessionFile {
   readonly warnings: SessionWarning[];
   /** set when opening migrated the file: where the original was kept */
   readonly backupFile?: string;
+  /** how clients name the session's file: its path, or a shared store's `pg:<id>` */
+  readonly locator: string;
+  /** a shared store's log, when the file is its local copy (see durable-sink.ts) */
+  readonly sink: DurableSink | undefined;
   private readonly headerValue: SessionHeader;
   /** the open file, shared with the reader and the appender (fd null once closed) */
   private readonly handle: SessionFd;
@@ -45,8 +49,10 @@ export class SessionFile {
   private readonly context: ContextRecords;
   private labelCache: Map<string, string> | null = null;
 
-  private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined) {
+  private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined, options: OpenOptions) {
     this.file = file;
+    this.locator = options.locator ?? file;
+    this.sink = options.sink;
     this.readOnly = lock === null;
     this.handle = { file, fd };
     this.lock = lock;
@@ -55,13 +61,13 @@ export class SessionFile {
     this.warnings = scan.warnings;
     this.index = new SessionIndex(scan.records, this.warnings);
     this.reader = new EntryReader(this.handle, this.warnings);
-    this.appender = new EntryAppender(this.handle, scan, this.index);
+    this.appender = new EntryAppender(this.handle, scan, this.index, this.sink && ((line) => this.sink!.accept(line)));
     this.context = new ContextRecords(this.index, this.reader);
   }
 
   /** Creates a new session file (header written and synced before this returns) and opens it for writing. */
-  static create(options: CreateOptions): SessionFile {
-    return SessionFile.open(createSessionFile(options));
+  static create(options: CreateOptions, open: OpenOptions = {}): SessionFile {
+    return SessionFile.open(createSessionFile(options), open);
   }
 
   /** Opens an existing file; v1 / v2 files are migrated to v3 (original kept as `<file>.v<N>.bak`). */
@@ -70,10 +76,7 @@ export class SessionFile {
     return settleOpen(opened, () => SessionFile.finish(opened, scanSessionFile(opened.fd, opened.file, options.fullParse), options));
   }
 
-  /**
-   * `open`, giving the event loop back every few milliseconds while it scans: a daemon's other
-   * sessions keep being served while a 100 MB session opens.
-   */
+  /** `open`, giving the event loop back while it scans (a daemon's other sessions keep being served). */
   static async openAsync(path: string, options: OpenOptions = {}): Promise<SessionFile> {
     const opened = beginOpen(path, options);
     let scan: ScanResult;
@@ -90,7 +93,7 @@ export class SessionFile {
   /** From the scan to the open session: an old format is migrated (on disk when writable). */
   private static finish(opened: OpeningFile, first: ScanResult, options: OpenOptions): SessionFile {
     const { scan, backupFile } = migrateOnOpen(opened, first, options);
-    return new SessionFile(opened.file, scan, opened.fd, opened.lock, backupFile);
+    return new SessionFile(opened.file, scan, opened.fd, opened.lock, backupFile, options);
   }
 
   get header(): SessionHeader {
@@ -210,11 +213,9 @@ export class SessionFile {
   appendMessage(message: StoredMessage, options?: AppendOptions): SessionEntry {
     return this.append({ type: "message", message }, options);
   }
-
   appendModelChange(provider: string, modelId: string): SessionEntry {
     return this.append({ type: "model_change", provider, modelId });
   }
-
   appendThinkingLevelChange(thinkingLevel: string): SessionEntry {
     return this.append({ type: "thinking_level_change", thinkingLevel });
   }
@@ -284,34 +285,46 @@ export class SessionFile {
 
   /**
    * Writes a new session file holding the path root -> `entryId` (labels on it carried over)
-   * and opens it for writing. Its header names this file as `parentSession`.
+   * and opens it for writing. Its header names this session as `parentSession`.
    */
   fork(entryId: string, options: ForkOptions = {}): SessionFile {
     this.index.require(entryId);
     const lines: ForkLine[] = [];
     for (const e of this.branchPath(entryId, { keep: false })) forkLine(e, lines);
-    const fork = forkFile(lines, this.labels(), this, options);
+    const fork = forkFile(lines, this.labels(), { file: this.locator, cwd: this.cwd }, options);
     writeNewFile(fork.file, fork.lines.join("\n") + "\n");
     return SessionFile.open(fork.file);
   }
 
   /**
-   * `fork`, giving the event loop back while it reads the path and opens the copy (a long
-   * never-compacted branch is the whole file).
+   * A fork's lines (header first), giving the event loop back while it reads the path (a long
+   * never-compacted branch is the whole file); the store writes and opens them.
    */
-  async forkAsync(entryId: string, options: ForkOptions = {}): Promise<SessionFile> {
+  async forkContentsAsync(entryId: string, options: ForkOptions = {}): Promise<{ file: string; lines: string[] }> {
     this.index.require(entryId);
     const lines: ForkLine[] = [];
     // serialized as they are read: a path's lines are a fraction of its parsed entries' heap
     await this.reader.eachParsedAsync(this.index.path(entryId), false, (_r, e) => forkLine(e, lines));
-    const fork = forkFile(lines, this.labels(), this, options);
-    await writeNewFileAsync(fork.file, fork.lines);
-    return SessionFile.openAsync(fork.file);
+    return forkFile(lines, this.labels(), { file: this.locator, cwd: this.cwd }, options);
+  }
+
+  /** Resolves once every line appended so far is durable in the store (at once on the file store). */
+  flushed(): Promise<void> {
+    return this.sink ? this.sink.whenDurable(this.sink.accepted) : Promise.resolve();
   }
 
   /** Flushes appended lines to stable storage. */
   sync(): void {
     if (this.handle.fd !== null && !this.readOnly) fsyncSync(this.handle.fd);
+  }
+
+  /** close(), after the store's log has every line and the session is given up (a shared store). */
+  async closeAsync(): Promise<void> {
+    try {
+      await this.sink?.close();
+    } finally {
+      this.close();
+    }
   }
 
   close(): void {
@@ -330,5 +343,7 @@ export class SessionFile {
   private assertWritable(): void {
     if (this.handle.fd === null) throw sessionClosed(this.file);
     if (this.readOnly) throw new SessionError("ReadOnly", `session was opened read-only: ${this.file}`);
+    const owner = this.sink?.fenced;
+    if (owner) throw new SessionError("SessionMoved", `session ${this.sessionId} is now owned by ${owner.nodeId ?? "no node"}: this node may not write it`, { sessionId: this.sessionId, owner });
   }
 }

@@ -36,7 +36,7 @@ async function expectHostError(p: Promise<unknown> | (() => unknown), code: numb
 
 test("the demo run: tools, then an automatic compaction inside the run, agent_end last", async (t) => {
   const { h, cwd } = host(t);
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
   const { runId } = await s.prompt({ text: "Tidy up the notes" });
@@ -75,7 +75,7 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
 
 test("manual compaction with instructions; nothing to compact is -32012", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "short" }] });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   await expectHostError(s.compact(), ErrorCode.NothingToCompact);
   s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
   s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
@@ -90,7 +90,7 @@ test("manual compaction with instructions; nothing to compact is -32012", async 
 
 test("auto-compaction can be turned off, and that survives reopening", async (t) => {
   const { h, cwd } = host(t);
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   assert.equal(s.getState().autoCompactionEnabled, true);
   s.setAutoCompaction(false);
   const file = s.file.file;
@@ -113,7 +113,7 @@ test("transient errors are retried with backoff and events; a second overflow is
       { error: { errorClass: "auth", message: "bad key", status: 401 } },
     ],
   });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
   await s.prompt({ text: "hi" });
@@ -135,7 +135,7 @@ test("transient errors are retried with backoff and events; a second overflow is
 
 test("navigateTree: a user message goes back to the editor; summarize writes a branch summary", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "one" }, { text: "two" }], loop: true });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   await s.prompt({ text: "first question" });
   await s.idle();
   await s.prompt({ text: "second question" });
@@ -160,7 +160,7 @@ test("navigateTree: a user message goes back to the editor; summarize writes a b
 
 test("permission modes: readonly refuses writes; ask with no client that can answer denies", async (t) => {
   const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }, { name: "read", arguments: { path: "notes.md" } }] }, { text: "ok" }] });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   s.permissionMode = "readonly";
   await s.prompt({ text: "write" });
   await s.idle();
@@ -172,7 +172,7 @@ test("permission modes: readonly refuses writes; ask with no client that can ans
 
 test("a session is reopened from its file by id; unknown ids are -32010", async (t) => {
   const { h, cwd } = host(t);
-  const s = h.create({ cwd, name: "demo" });
+  const s = await h.create({ cwd, name: "demo" });
   const id = s.id;
   await h.close(id);
   await expectHostError(() => h.get(id), ErrorCode.SessionNotFound);
@@ -188,7 +188,7 @@ test("a session is reopened from its file by id; unknown ids are -32010", async 
 
 test("a client's beforeCompact hook can cancel or replace the summary; ask mode uses the permission asker", async (t) => {
   const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "y.txt", content: "y" } }] }, { text: "done" }] });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
   s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
   h.setBeforeCompactHandler(async () => ({ action: "cancel" }));
@@ -217,7 +217,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
 
 test("the auto-compaction setting belongs to the session: hidden from the tree, kept across tree moves and reopening", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "one" }], loop: true });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   await s.prompt({ text: "first" });
   await s.idle();
   const first = s.file.branchPath()[0].id;
@@ -233,7 +233,7 @@ test("the auto-compaction setting belongs to the session: hidden from the tree, 
 
 test("prompts queued for a run that is aborted do not leak into the next run", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "x".repeat(3000), chunkSize: 5, delayMs: 2 }, { text: "second" }] });
-  const s = h.create({ cwd });
+  const s = await h.create({ cwd });
   await s.prompt({ text: "long" });
   await s.prompt({ text: "queued steer", delivery: "steer" });
   assert.deepEqual(s.getState().pending, { steer: 1, followUp: 0 });

@@ -90,7 +90,7 @@ function setup(t: TestContext, script: ConstructorParameters<typeof SessionHost>
 /** Calls every method while `hold` keeps the session busy, abort last (it ends the hold). */
 async function callEachWhileHeld(t: TestContext, hold: (s: LiveSession) => Promise<unknown>, busyWord: RegExp): Promise<void> {
   const { host, cwd, handlers } = setup(t, { turns: [{ text: "first" }, { text: "slow", delayMs: 20_000 }] });
-  const session = host.create({ cwd });
+  const session = await host.create({ cwd });
   await session.prompt({ text: "hello" });
   await session.idle();
   const w: World = { cwd, session, entryId: session.file.leafId! };
@@ -99,7 +99,7 @@ async function callEachWhileHeld(t: TestContext, hold: (s: LiveSession) => Promi
   for (const method of METHOD_NAMES.filter((m) => m !== "abort")) {
     const scope = methods[method].scope;
     // closing or deleting the held session would end the hold: those act on a session of their own
-    const params = method === "closeSession" || method === "deleteSession" ? { sessionId: host.create({ cwd }).id } : SAMPLES[method](w);
+    const params = method === "closeSession" || method === "deleteSession" ? { sessionId: (await host.create({ cwd })).id } : SAMPLES[method](w);
     const answer = await call(handlers, method, params as ParamsOf<typeof method>);
     if (scope === "exclusive") {
       assert.ok(!answer.ok && answer.code === ErrorCodes.SessionBusy, `${method} (exclusive) is refused while held: ${JSON.stringify(answer)}`);

@@ -26,7 +26,7 @@ test("prompt answers only after the user message is fsynced", async (t) => {
   const home = tempDir(t);
   const h = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), env: { PITH_HOME: home }, script: { turns: [{ text: "slow", delayMs: 5000 }] } });
   t.after(() => h.shutdown());
-  const s = h.create({ cwd: tempDir(t) });
+  const s = await h.create({ cwd: tempDir(t) });
   const syncedAt: number[] = [];
   const sync = s.file.sync.bind(s.file);
   s.file.sync = () => {

@@ -19,7 +19,8 @@
 // advisory lock is free and its last_seen says it is not just a server restart): compare-and-set
 // on the (node, epoch) seen, so two takers of one dead owner's session do not both win.
 //
-// Not covered here: keeping sessions.name and first_message up to date from entries.
+// An append also keeps the sessions row's listing fields current (modified, message_count, and
+// name / first_message when the caller says they changed), in the same statement.
 import type { Pool, PoolClient } from "pg";
 import { Fenced, NoSuchSession, OwnedElsewhere, SeqConflict, type OwnerInfo } from "./errors.js";
 import type { EntryBase } from "../types.js";
@@ -149,14 +150,32 @@ export async function releaseOwnership(pool: Pool, own: Ownership): Promise<bool
   return res.rowCount === 1;
 }
 
+/** An entry to append: its JSON line exactly as it will be exported, and the fields indexed beside it. */
+export interface EntryLine {
+  id: string;
+  parentId: string | null;
+  type: string;
+  line: string;
+}
+
+/** Listing fields an append changes: a new name ("" clears it), the session's first user message. */
+export interface ListingChange {
+  name?: string;
+  firstMessage?: string;
+}
+
+/** appendLines of entries serialized with JSON.stringify. */
+export function appendEntries(pool: Pool, own: Ownership, entries: readonly EntryBase[]): Promise<number> {
+  return appendLines(pool, own, entries.map((e) => ({ id: e.id, parentId: e.parentId, type: e.type, line: JSON.stringify(e) })));
+}
+
 /**
  * Appends entries (a turn's, or one) at seqs own.nextSeq, own.nextSeq + 1, ... in ONE statement:
  * all or nothing. On success advances own.nextSeq and returns it. Fenced (nothing written) if
  * another node took the session or it was released; SeqConflict if the owner's nextSeq is taken.
  */
-export async function appendEntries(pool: Pool, own: Ownership, entries: readonly EntryBase[]): Promise<number> {
+export async function appendLines(pool: Pool, own: Ownership, entries: readonly EntryLine[], listing: ListingChange = {}): Promise<number> {
   if (entries.length === 0) return own.nextSeq;
-  const lines = entries.map((e) => JSON.stringify(e));
   let inserted: number;
   try {
     const res = await pool.query<{ n: number }>(
@@ -168,11 +187,13 @@ export async function appendEntries(pool: Pool, own: Ownership, entries: readonl
          FOR SHARE OF o
          RETURNING type
        ), touched AS (
-         UPDATE sessions SET modified = now(), message_count = message_count + (SELECT count(*) FROM ins WHERE type = 'message')
+         UPDATE sessions SET modified = now(), message_count = message_count + (SELECT count(*) FROM ins WHERE type = 'message'),
+           name = CASE WHEN $9::text IS NULL THEN name ELSE nullif($9::text, '') END,
+           first_message = coalesce(first_message, $10::text)
          WHERE id = $1 AND EXISTS (SELECT 1 FROM ins)
        )
        SELECT count(*)::int AS n FROM ins`,
-      [own.sessionId, own.nodeId, own.epoch, own.nextSeq, entries.map((e) => e.id), entries.map((e) => e.parentId), entries.map((e) => e.type), lines],
+      [own.sessionId, own.nodeId, own.epoch, own.nextSeq, entries.map((e) => e.id), entries.map((e) => e.parentId), entries.map((e) => e.type), entries.map((e) => e.line), listing.name ?? null, listing.firstMessage ?? null],
     );
     inserted = res.rows[0].n;
   } catch (err) {
