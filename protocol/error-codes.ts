@@ -17,6 +17,7 @@ export const ErrorCodes = {
   SessionLocked: -32015,
   Aborted: -32016,
   CompactionSkipped: -32017,
+  SessionMoved: -32018,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -37,6 +38,8 @@ export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
   SessionLocked: "Another process holds the session file's write lock.",
   Aborted: "The operation was aborted (the `abort` method, or a beforeCompact hook cancelled it).",
   CompactionSkipped: "An automatic compaction was skipped because it would free too little; sent as an `error` event, never as a response.",
+  SessionMoved:
+    "The session is owned by another pith node sharing the store (PostgreSQL store): this node may not write it. data.owner names the node and, when it advertised one, its URL to reconnect to.",
 };
 
 /** The name of a code, or undefined for a code this version does not define. */

@@ -42,6 +42,11 @@ export const ErrorData = {
   SessionBusy: z.looseObject({ sessionId: z.string() }),
   NothingToCompact: z.looseObject({ code: z.literal("nothing_to_compact"), tokensBefore: z.number() }),
   CompactionSkipped: z.looseObject({ reason: z.enum(["threshold", "overflow"]), code: z.literal("too_little_gain"), tokensBefore: z.number() }),
+  /** -32018 (PostgreSQL store only): owner.nodeId null means the owner released the session or is unknown */
+  SessionMoved: z.looseObject({
+    sessionId: z.string(),
+    owner: z.object({ nodeId: z.string().nullable(), url: z.string().optional(), epoch: z.number().int().optional() }),
+  }),
 } as const;
 
 /** The JSON-RPC error object. */

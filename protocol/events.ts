@@ -160,7 +160,8 @@ export const events = {
     /** automatic compaction runs past this */
     threshold: z.int().nonnegative().optional(),
   }),
-  /** something went wrong outside any request: a failed run (-32014), a skipped automatic compaction (-32017) */
+  /** something went wrong outside any request: a failed run (-32014), a skipped automatic compaction (-32017),
+   *  a session this node lost to another node (-32018) */
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),
 } as const;
 
