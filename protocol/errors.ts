@@ -45,7 +45,7 @@ export const ErrorData = {
   /** -32018 (PostgreSQL store only): owner.nodeId null means the owner released the session or is unknown */
   SessionMoved: z.looseObject({
     sessionId: z.string(),
-    owner: z.object({ nodeId: z.string().nullable(), url: z.string().optional(), epoch: z.number().int().optional() }),
+    owner: z.looseObject({ nodeId: z.string().nullable(), url: z.string().optional(), epoch: z.number().int().optional() }),
   }),
 } as const;
 
