@@ -4,6 +4,7 @@
 import type { JSONRPCServerAndClient } from "json-rpc-2.0";
 import type { HookName } from "../../protocol/index.js";
 import type { SessionListener } from "../host/ports.js";
+import type { ConnRelay } from "./relay.js";
 import type { Connection } from "./transport.js";
 
 export interface ConnState {
@@ -13,4 +14,8 @@ export interface ConnState {
   /** the sessions this client is subscribed to, with the listener that forwards their events */
   subs: Map<string, SessionListener>;
   peer: JSONRPCServerAndClient<ConnState, void>;
+  /** another pith node (it authenticated with the cluster token): never relayed further */
+  fromNode: boolean;
+  /** sessions of this client that other nodes own (PostgreSQL store with a cluster token) */
+  relay?: ConnRelay;
 }

@@ -3,11 +3,12 @@
 // handler, or a handler whose answer is not the method's declared result, does not compile.
 // Params arrive checked (server.ts parses them with the method's schema first); errors thrown
 // here are mapped to the protocol's codes by the server.
-import { PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
+import { ErrorCodes, PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
 import type { SessionListener } from "../host/ports.js";
-import type { SessionHost } from "../host/session-host.js";
+import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ConnState } from "./connection-state.js";
+import type { RelayOwner } from "./relay.js";
 import { settingsHandlers } from "./settings-methods.js";
 
 const SERVER_INFO = { name: "pith", version: "0.1.0" };
@@ -22,6 +23,13 @@ function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, 
   const listener: SessionListener = (_event, wire) => state.conn.send(wire);
   state.subs.set(session.id, listener);
   return session.subscribe(listener, afterSeq, streamId);
+}
+
+/** The node a SessionMoved error names, when it advertised a URL to reach it at. */
+function movedTo(err: unknown): RelayOwner | undefined {
+  const e = hostErrorOf(err);
+  const owner = (e?.code === ErrorCodes.SessionMoved ? (e.data as { owner?: { nodeId: string | null; url?: string } }).owner : undefined) ?? undefined;
+  return owner?.url ? { nodeId: owner.nodeId, url: owner.url } : undefined;
 }
 
 /** env: where the user's settings file is ($PITH_HOME) */
@@ -43,7 +51,16 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
       };
     },
     createSession: async (p, state) => opened(state, await host.create(p)),
-    openSession: async (p, state) => opened(state, await host.open(p)),
+    openSession: async (p, state) => {
+      try {
+        return opened(state, await host.open(p));
+      } catch (err) {
+        // owned by another live node: this client is relayed to it (when nodes share a cluster token)
+        const owner = movedTo(err);
+        if (!owner || !state.relay) throw err;
+        return (await state.relay.open(owner, "openSession", p)) as ResultOf<"openSession">;
+      }
+    },
     listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),
     closeSession: async (p, state) => {
       state.subs.delete(p.sessionId);

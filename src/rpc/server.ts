@@ -9,6 +9,8 @@ import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
 import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
+import { LinkError } from "./node-link.js";
+import { ConnRelay } from "./relay.js";
 import type { Connection } from "./transport.js";
 
 function rpcError(code: number, message: string, data?: unknown): JSONRPCErrorException {
@@ -24,6 +26,8 @@ export class RpcServer {
     private readonly host: SessionHost,
     private readonly log: Logger,
     private readonly replayBufferSize = 5000,
+    /** set when nodes share a PostgreSQL store: clients are relayed to the node owning their session */
+    private readonly clusterToken?: string,
   ) {
     this.server.mapErrorToJSONRPCErrorResponse = (id, error) => this.errorResponse(id, error);
     this.server.handleMethodNotFound = async (request) =>
@@ -34,6 +38,16 @@ export class RpcServer {
     host.setBeforeCompactHandler((request) => beforeCompact(this.connections, request, log));
   }
 
+  /** A relayed answer; the owner node's errors reach the client as the owner gave them. */
+  private async relayed(fn: () => Promise<unknown>): Promise<unknown> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof LinkError) throw rpcError(err.code, err.message, err.data);
+      throw err;
+    }
+  }
+
   private errorResponse(id: JSONRPCRequest["id"], error: unknown): JSONRPCResponse & { error: { code: number; message: string; data?: unknown } } {
     const mapped = error instanceof JSONRPCErrorException ? error : hostErrorOf(error);
     if (mapped) return { jsonrpc: "2.0", id: id ?? null, error: { code: mapped.code, message: mapped.message, ...(mapped.data !== undefined ? { data: mapped.data } : {}) } };
@@ -41,16 +55,18 @@ export class RpcServer {
     return { jsonrpc: "2.0", id: id ?? null, error: { code: ErrorCodes.InternalError, message: `internal error: ${(error as Error)?.message ?? String(error)}` } };
   }
 
-  /** Serves one connection until it closes. */
-  attach(conn: Connection): void {
+  /** Serves one connection until it closes. `fromNode`: another pith node's link (never relayed further). */
+  attach(conn: Connection, options: { fromNode?: boolean } = {}): void {
     const client = new JSONRPCClient<void>((request) => conn.send(JSON.stringify(request)));
-    const state = { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map() } as unknown as ConnState;
+    const state = { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), fromNode: options.fromNode === true } as unknown as ConnState;
     state.peer = new JSONRPCServerAndClient(this.server, client);
+    if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log);
     this.connections.add(state);
     conn.onMessage((text) => void this.receive(state, text));
     conn.onOversize((bytes) => this.sendError(state, null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
     conn.onClose(() => {
       this.connections.delete(state);
+      state.relay?.close();
       state.peer.rejectAllPendingRequests("connection closed");
       // stdio "closes" at input EOF, and the process then shuts down: its output still works, so
       // the client keeps getting the events of the runs being aborted (agent_end included)
@@ -113,6 +129,8 @@ export class RpcServer {
     this.server.addMethod(method, async (raw, state) => {
       const checked = parseParams(method, raw);
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
+      const named = (checked.params as { sessionId?: unknown }).sessionId;
+      if (typeof named === "string" && state.relay?.has(named)) return this.relayed(() => state.relay!.forward(named, method, checked.params));
       try {
         const result = await handler(checked.params, state);
         // what a request stored is durable before it is acknowledged (a shared store commits

@@ -39,6 +39,8 @@ export interface WsServerOptions {
   port?: number;
   /** the bearer token; must satisfy validToken() */
   token: string;
+  /** nodes sharing a PostgreSQL store link with this one (must satisfy validToken()) */
+  clusterToken?: string;
   /** extra allowed Origin values, e.g. "http://example.test:5173" */
   allowedOrigins?: string[];
   /** largest accepted message in bytes; default 64 MiB */
@@ -67,6 +69,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   const host = opts.host ?? "127.0.0.1";
   const token = opts.token;
   if (!validToken(token)) throw new Error("startWsServer: token must be non-empty base64url ([A-Za-z0-9_-])");
+  if (opts.clusterToken !== undefined && !validToken(opts.clusterToken)) throw new Error("startWsServer: the cluster token must be non-empty base64url ([A-Za-z0-9_-])");
   const maxPayload = opts.maxPayload ?? DEFAULT_MAX_PAYLOAD;
   if (!Number.isInteger(maxPayload) || maxPayload < 1 || maxPayload > 0x7fffffff) {
     throw new RangeError(`startWsServer: maxPayload must be an integer in [1, 2^31), got ${maxPayload}`);
@@ -112,7 +115,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   server.on("request", staticFilesHandler(staticRoot, log));
   server.on(
     "upgrade",
-    upgradeHandler({ token, log, wss, selectedProtocol, closing: () => closing, allowedOrigins: () => allowedOrigins, accept }),
+    upgradeHandler({ token, clusterToken: opts.clusterToken, log, wss, selectedProtocol, closing: () => closing, allowedOrigins: () => allowedOrigins, accept }),
   );
   server.on("error", (err) => log.error({ err }, "ws server: http server error"));
   const stopHeartbeat = startHeartbeat(clients, { heartbeatMs, maxBufferedBytes, log });

@@ -12,6 +12,8 @@
 //   `pith.bearer.<token>` (browsers cannot set headers). Compared in constant time. When the
 //   subprotocol entry is what matched, the 101 answer selects exactly that entry (a browser fails
 //   the handshake otherwise). Missing or wrong → 401 with `WWW-Authenticate: Bearer`.
+// - With a cluster token configured (nodes sharing a PostgreSQL store), that token is accepted
+//   too, and the connection is marked as another node's link.
 // The connection is authenticated before it opens; nothing is checked after.
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -25,6 +27,8 @@ export const BEARER_PROTOCOL_PREFIX = "pith.bearer.";
 export interface UpgradeInfo {
   remoteAddress: string;
   origin?: string;
+  /** it authenticated with the cluster token: another pith node's link */
+  fromNode?: boolean;
 }
 
 export function normalizeOrigin(o: string): string {
@@ -90,6 +94,8 @@ export function rejectUpgrade(socket: Duplex, status: number, extraHeaders: Reco
 
 export interface UpgradeGate {
   token: string;
+  /** the token other nodes of a cluster link with (accepted beside `token`) */
+  clusterToken?: string;
   log: Logger;
   /** the WebSocketServer (noServer) that completes accepted upgrades */
   wss: WebSocketServer;
@@ -123,12 +129,17 @@ export function upgradeHandler(gate: UpgradeGate): (req: IncomingMessage, socket
     if (origin !== undefined && !gate.allowedOrigins().has(normalizeOrigin(origin))) {
       return reject(403, `origin not allowed: ${origin}`);
     }
-    const auth = authenticate(req, gate.token);
+    let auth = authenticate(req, gate.token);
+    let fromNode = false;
+    if (!auth.ok && gate.clusterToken !== undefined) {
+      auth = authenticate(req, gate.clusterToken);
+      fromNode = auth.ok;
+    }
     if (!auth.ok) return reject(401, "missing or wrong token", { "WWW-Authenticate": "Bearer" });
     if (auth.protocol !== undefined) gate.selectedProtocol.set(req, auth.protocol);
     gate.wss.handleUpgrade(req, socket, head, (ws) => {
       socket.removeListener("error", onSocketError);
-      gate.accept(ws, { remoteAddress, ...(origin !== undefined ? { origin } : {}) });
+      gate.accept(ws, { remoteAddress, ...(origin !== undefined ? { origin } : {}), ...(fromNode ? { fromNode } : {}) });
     });
   };
 }
