@@ -27,7 +27,7 @@ interface Run {
 /** The environment a user would have: no test-runner or tsx hooks, no log level preset. */
 function userEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };
-  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL"]) delete env[key];
+  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN"]) delete env[key];
   return env;
 }
 
@@ -105,7 +105,8 @@ test("usage errors exit 2 with the usage on stderr and nothing on stdout", async
 test("an unknown or misspelt option, or a bad value for a sandbox option, is a usage error (exit 2), not silently ignored", async (t) => {
   const p = places(t);
   const cases: [string[], RegExp][] = [
-    [["serve", "--store", "x"], /unknown option: --store/],
+    [["serve", "--stor", "x"], /unknown option: --stor/],
+    [["serve", "--store", "x"], /bad --store: x/],
     [["--mode", "rpc", "--sandbx", "off"], /unknown option: --sandbx/],
     [["--mode", "rpc", "--sandbox", "none"], /bad --sandbox: none/],
     [["serve", "--sandbox-network", "maybe"], /bad --sandbox-network: maybe/],

@@ -8,10 +8,11 @@ import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
 import type { Settings } from "../host/settings.js";
 import { makeHost } from "./daemon.js";
+import type { StoreConfig } from "./store-config.js";
 
 const SHUTDOWN_LIMIT_MS = 4_000;
 
-export async function runAcpMode(opts: { log: Logger; flags?: Settings }): Promise<number> {
+export async function runAcpMode(opts: { log: Logger; flags?: Settings; /** the session store (default: files under $PITH_HOME/sessions) */ store?: StoreConfig }): Promise<number> {
   const { log } = opts;
   const host = makeHost(log, 0, opts.flags);
   const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);

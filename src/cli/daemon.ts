@@ -11,6 +11,7 @@ import { RpcServer } from "../rpc/server.js";
 import { stdioConnection } from "../rpc/stdio-transport.js";
 import { startWsServer } from "../rpc/ws-server.js";
 import { defaultSessionsDir, pithHome } from "../session/paths.js";
+import type { StoreConfig } from "./store-config.js";
 
 export interface DaemonOptions {
   log: Logger;
@@ -19,6 +20,8 @@ export interface DaemonOptions {
   idleUnloadMs?: number;
   /** settings from command-line flags (see main.ts) */
   flags?: Settings;
+  /** the session store (default: files under $PITH_HOME/sessions) */
+  store?: StoreConfig;
 }
 
 const WEB_DIR = fileURLToPath(new URL("../../../clients/web/dist", import.meta.url));

@@ -7,6 +7,7 @@ import { HostError } from "../host/errors.js";
 import type { LiveSession } from "../host/live-session.js";
 import { hostErrorOf } from "../host/session-host.js";
 import { makeHost } from "./daemon.js";
+import type { StoreConfig } from "./store-config.js";
 
 export interface JsonModeOptions {
   log: Logger;
@@ -16,6 +17,8 @@ export interface JsonModeOptions {
   model?: string;
   /** settings from command-line flags */
   flags?: Settings;
+  /** the session store (default: files under $PITH_HOME/sessions) */
+  store?: StoreConfig;
 }
 
 function line(value: unknown): void {

@@ -1,13 +1,16 @@
-// `pith` command line. The daemon modes (--mode rpc | json, serve) hang off this entry later;
-// for now it offers a few commands over the session store.
+// `pith` command line: the daemon modes (serve, --mode rpc | json, acp) and a few commands over the
+// session store. Each command takes its own flags (args.ts); a usage error exits 2.
 import type { Settings } from "../host/settings.js";
-import { createLogger } from "../log/logger.js";
-import { SessionError, SessionFile, defaultSessionsDir, listSessions } from "../session/index.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import { SessionError, SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
 import { runAcpMode } from "./acp-mode.js";
+import { parseCommandLine, takesStore } from "./args.js";
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
 import { formatContext, formatTree } from "./format.js";
+import { listStoreSessions, runStoreCommand } from "./store-command.js";
+import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config.js";
 
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
@@ -23,48 +26,29 @@ usage:
   pith demo                  create a session under $PITH_HOME, branch it, show its tree and context
   pith tree <file>           print a session file's tree (branches, labels, the active leaf)
   pith context <file>        print the messages the model sees for the active leaf
-  pith list [--cwd <dir>]    list sessions in $PITH_HOME/sessions, newest first
+  pith list [--cwd <dir>]    list the store's sessions, newest first
+  pith store import <file>...            copy session files into the PostgreSQL store
+  pith store export <id> [--out <file>]  write a session of the PostgreSQL store as a session file
   pith --help | --version
 
-Files are opened read-only by tree and context: old formats are migrated in memory only.
-Options: --json (tree, context, list: machine-readable output), --log-level <level> (stderr)
-What the model's tools may do (serve, --mode rpc | json; over settings.json, see docs/security.md):
+Each command takes only its own options. Files are opened read-only by tree and context: old
+formats are migrated in memory only. --json (tree, context, list): machine-readable output;
+--log-level <level> (any command): logs on stderr.
+What the model's tools may do (serve, --mode rpc | json, acp; over settings.json, docs/security.md):
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
   --permission-mode auto|ask|readonly      --allow-outside-cwd
+The session store (serve, --mode rpc | json, acp, list, store):
+  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions
+  with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
+  --node-url ws[s]://...  (where the other nodes reach it)   --cluster-token T (A-Z a-z 0-9 _ -)
 Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
-ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo)`;
-
-interface Parsed {
-  positional: string[];
-  flags: Map<string, string | true>;
-  origins: string[];
-}
-
-const VALUED_FLAGS = new Set(["--cwd", "--log-level", "--mode", "--host", "--port", "--token", "--session", "--model", "--allow-origin", "--idle-unload", "--sandbox", "--sandbox-network", "--permission-mode"]);
-
-function parseArgs(argv: string[]): Parsed {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  const origins: string[] = [];
-  const valued = VALUED_FLAGS;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith("--")) {
-      const eq = a.indexOf("=");
-      const [name, value]: [string, string | true] = eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, valued.has(a) ? (argv[++i] ?? "") : true];
-      if (name === "--allow-origin") origins.push(String(value));
-      else flags.set(name, value);
-    } else positional.push(a);
-  }
-  return { positional, flags, origins };
-}
+ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo), PITH_STORE,
+PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN (the store options; an option wins over its variable)`;
 
 function usageError(message: string): number {
   process.stderr.write(`pith: ${message}\n\n${USAGE}\n`);
   return 2;
 }
-
-const KNOWN_FLAGS = new Set(["--json", "--help", "--version", "--stdio", "--continue", "--allow-outside-cwd"]);
 
 /** The settings flags give (trusted like the user's settings file), or a usage error. */
 function settingsFlags(str: (name: string) => string | undefined, has: (name: string) => boolean): Settings | string {
@@ -89,46 +73,64 @@ function settingsFlags(str: (name: string) => string | undefined, has: (name: st
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { positional, flags, origins } = parseArgs(argv);
-  const log = createLogger(typeof flags.get("--log-level") === "string" ? (flags.get("--log-level") as string) : undefined);
-  const json = flags.has("--json");
-  if (flags.has("--help") || positional[0] === "help") {
+  const parsed = parseCommandLine(argv);
+  if (parsed.kind === "help") {
     process.stdout.write(USAGE + "\n");
     return 0;
   }
-  if (flags.has("--version")) {
+  if (parsed.kind === "version") {
     process.stdout.write("pith 0.1.0\n");
     return 0;
   }
-  const str = (name: string) => (typeof flags.get(name) === "string" ? (flags.get(name) as string) : undefined);
-  for (const name of flags.keys()) {
-    if (!KNOWN_FLAGS.has(name) && !VALUED_FLAGS.has(name)) return usageError(`unknown option: ${name}`);
-  }
-  const trusted = settingsFlags(str, (name) => flags.has(name));
+  if (parsed.kind === "error") return usageError(parsed.message);
+  const { command, args, str, has } = parsed;
+  const log = createLogger(str("--log-level"));
+  const json = has("--json");
+  // flags are checked per command already: the ones a command does not take are absent here
+  const trusted = settingsFlags(str, has);
   if (typeof trusted === "string") return usageError(trusted);
-  const mode = str("--mode");
-  if (mode === "rpc") return runDaemon({ log, stdio: true, flags: trusted });
-  if (mode === "json") return runJsonMode({ log, prompt: positional.join(" "), session: str("--session"), continueLast: flags.has("--continue"), model: str("--model"), flags: trusted });
-  if (mode !== undefined) return usageError(`unknown mode: ${mode} (rpc or json)`);
-  const [command, ...rest] = positional;
-  if (command === "acp") return runAcpMode({ log, flags: trusted });
-  if (command === "serve") {
-    const port = Number(str("--port") ?? 7777);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
-    const idle = Number(str("--idle-unload") ?? 600);
-    if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
-    return runDaemon({ log, stdio: flags.has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, serve: { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: origins } });
+  // the store of the commands that take one (demo, tree and context work on files, whatever PITH_STORE says)
+  const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env) : { kind: "file" };
+  if (typeof store === "string") return usageError(store);
+  switch (command) {
+    case "--mode rpc":
+      return runDaemon({ log, stdio: true, flags: trusted, store });
+    case "--mode json":
+      return runJsonMode({ log, prompt: args.join(" "), session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store });
+    case "acp":
+      return runAcpMode({ log, flags: trusted, store });
+    case "serve": {
+      const port = Number(str("--port") ?? 7777);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
+      const idle = Number(str("--idle-unload") ?? 600);
+      if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
+      const serve = { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: parsed.all("--allow-origin") };
+      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve });
+    }
+    case "store import":
+    case "store export": {
+      if (store.kind !== "postgres") return usageError("store import/export need a PostgreSQL store (--store postgres://... or PITH_STORE)");
+      const out = str("--out");
+      if (out === "") return usageError("--out needs a file name");
+      const what = command === "store import" ? { command: "import" as const, files: args } : { command: "export" as const, sessionId: args[0], out };
+      return runStoreCommand(what, store, log);
+    }
+    default:
+      return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }
+}
+
+/** demo, tree, context, list: errors of the session files (or the store) exit 1, said in one line. */
+async function fileCommand(command: "demo" | "tree" | "context" | "list", args: string[], o: { log: Logger; json: boolean; store: StoreConfig; cwd?: string }): Promise<number> {
+  const { log, json } = o;
   try {
     switch (command) {
-      case undefined:
       case "demo":
         runDemo(log);
         return 0;
       case "tree":
       case "context": {
-        if (rest.length !== 1) return usageError(`${command} takes one session file`);
-        const session = SessionFile.open(rest[0], { readOnly: true });
+        const session = SessionFile.open(args[0], { readOnly: true });
         try {
           for (const w of session.warnings) log.warn({ line: w.line, kind: w.kind }, w.message);
           if (command === "tree") {
@@ -144,15 +146,23 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "list": {
-        const cwd = flags.get("--cwd");
-        const sessions = listSessions(defaultSessionsDir(), { cwd: typeof cwd === "string" ? cwd : undefined });
+        let sessions: SessionSummary[];
+        if (o.store.kind === "file") sessions = listSessions(defaultSessionsDir(), { cwd: o.cwd });
+        else {
+          try {
+            sessions = await listStoreSessions(o.store, { cwd: o.cwd }, log);
+          } catch (err) {
+            // (a refused connection is an AggregateError: a code and an empty message)
+            const e = err as NodeJS.ErrnoException;
+            process.stderr.write(`pith: ${typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message || String(err)}\n`);
+            return 1;
+          }
+        }
         if (json) process.stdout.write(JSON.stringify({ sessions }) + "\n");
-        else if (sessions.length === 0) process.stdout.write(`no sessions in ${defaultSessionsDir()}\n`);
+        else if (sessions.length === 0) process.stdout.write(`no sessions in ${describeStore(o.store, defaultSessionsDir())}\n`);
         else for (const s of sessions) process.stdout.write(`${s.modified}  ${s.messageCount.toString().padStart(5)} msgs  ${s.name ?? s.firstMessage.slice(0, 60)}\n    ${s.file}\n`);
         return 0;
       }
-      default:
-        return usageError(`unknown command: ${command}`);
     }
   } catch (err) {
     if (err instanceof SessionError) {

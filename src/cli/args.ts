@@ -1,0 +1,171 @@
+// The command line, strict per command: each command names the flags it takes and how many
+// arguments. An unknown flag, a flag of another command, a valued flag without its value, or an
+// argument too many is a usage error, never silently ignored. --help, --version and --log-level
+// go anywhere. `--` ends the flags (what follows is arguments, e.g. a prompt that starts with --).
+
+/** A switch (--stdio), a flag with a value (--port 7777 or --port=7777), or one that repeats. */
+type FlagKind = "switch" | "value" | "repeated";
+
+const FLAGS: Record<string, FlagKind> = {
+  "--help": "switch",
+  "--version": "switch",
+  "--log-level": "value",
+  "--mode": "value",
+  "--json": "switch",
+  "--cwd": "value",
+  "--host": "value",
+  "--port": "value",
+  "--token": "value",
+  "--allow-origin": "repeated",
+  "--stdio": "switch",
+  "--idle-unload": "value",
+  "--session": "value",
+  "--continue": "switch",
+  "--model": "value",
+  "--sandbox": "value",
+  "--sandbox-network": "value",
+  "--permission-mode": "value",
+  "--allow-outside-cwd": "switch",
+  "--store": "value",
+  "--node-id": "value",
+  "--node-url": "value",
+  "--cluster-token": "value",
+  "--out": "value",
+};
+
+/** Taken by every command. */
+const GLOBAL = ["--help", "--version", "--log-level"];
+/** What the model's tools may do (settings from flags). */
+const TOOLS = ["--sandbox", "--sandbox-network", "--permission-mode", "--allow-outside-cwd"];
+/** The session store. */
+const STORE = ["--store", "--node-id", "--node-url", "--cluster-token"];
+
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export";
+
+interface CommandSpec {
+  flags: readonly string[];
+  /** the number of arguments taken, at least and at most */
+  args: readonly [number, number];
+  /** the message when the number of arguments is wrong */
+  argsError: string;
+}
+
+const NONE = { args: [0, 0], argsError: "takes no arguments" } as const;
+
+export const COMMANDS: Record<CommandName, CommandSpec> = {
+  serve: { flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE], ...NONE },
+  "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE], ...NONE },
+  "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE], args: [0, Infinity], argsError: "" },
+  acp: { flags: [...TOOLS, ...STORE], ...NONE },
+  demo: { flags: [], ...NONE },
+  tree: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },
+  context: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },
+  list: { flags: ["--cwd", "--json", ...STORE], ...NONE },
+  "store import": { flags: [...STORE], args: [1, Infinity], argsError: "needs at least one session file" },
+  "store export": { flags: ["--out", ...STORE], args: [1, 1], argsError: "takes one session id" },
+};
+
+/** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */
+export function takesStore(command: CommandName): boolean {
+  return COMMANDS[command].flags.includes("--store");
+}
+
+/** The words of the command line sorted into flags and arguments, before any command is chosen. */
+export interface Tokens {
+  args: string[];
+  /** each flag's last value (true for a switch) */
+  flags: Map<string, string | true>;
+  /** every value of a repeated flag */
+  repeated: Map<string, string[]>;
+  /** the first problem met (an unknown flag, a missing value), reported unless --help or --version */
+  problem?: string;
+}
+
+export function tokenize(argv: readonly string[]): Tokens {
+  const t: Tokens = { args: [], flags: new Map(), repeated: new Map() };
+  const problem = (p: string) => (t.problem ??= p);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") {
+      t.args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith("--")) {
+      t.args.push(a);
+      continue;
+    }
+    const eq = a.indexOf("=");
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    const kind = FLAGS[name] as FlagKind | undefined;
+    let value: string | true = true;
+    if (kind === undefined) problem(`unknown option: ${name}`);
+    else if (kind === "switch") {
+      if (eq > 0) problem(`${name} takes no value`);
+    } else if (eq > 0) value = a.slice(eq + 1);
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) value = argv[++i];
+    else {
+      problem(`${name} needs a value`);
+      continue;
+    }
+    t.flags.set(name, value);
+    if (kind === "repeated" && typeof value === "string") t.repeated.set(name, [...(t.repeated.get(name) ?? []), value]);
+  }
+  return t;
+}
+
+export type Parsed =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "error"; message: string }
+  | {
+      kind: "command";
+      command: CommandName;
+      args: string[];
+      /** a valued flag's value, when given */
+      str(name: string): string | undefined;
+      has(name: string): boolean;
+      all(name: string): string[];
+    };
+
+const PLAIN = ["serve", "acp", "demo", "tree", "context", "list"] as const satisfies readonly CommandName[];
+
+function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
+  const mode = t.flags.get("--mode");
+  if (typeof mode === "string") {
+    if (mode !== "rpc" && mode !== "json") return `unknown mode: ${mode} (rpc or json)`;
+    return { command: `--mode ${mode}`, args: t.args };
+  }
+  const [first = "demo", ...rest] = t.args;
+  if (first === "store") {
+    const [sub, ...more] = rest;
+    if (sub === undefined) return "store needs a command: import or export";
+    if (sub !== "import" && sub !== "export") return `unknown store command: ${sub} (import or export)`;
+    return { command: `store ${sub}`, args: more };
+  }
+  const plain = PLAIN.find((c) => c === first);
+  if (plain === undefined) return `unknown command: ${first}`;
+  return { command: plain, args: rest };
+}
+
+/** The command the line asks for with its arguments and flags, or what is wrong with it. */
+export function parseCommandLine(argv: readonly string[]): Parsed {
+  const t = tokenize(argv);
+  if (t.flags.has("--help") || t.args[0] === "help") return { kind: "help" };
+  if (t.flags.has("--version")) return { kind: "version" };
+  if (t.problem) return { kind: "error", message: t.problem };
+  const chosen = commandOf(t);
+  if (typeof chosen === "string") return { kind: "error", message: chosen };
+  const { command, args } = chosen;
+  const spec = COMMANDS[command];
+  for (const name of t.flags.keys()) {
+    if (!GLOBAL.includes(name) && !spec.flags.includes(name)) return { kind: "error", message: `${command} does not take ${name}` };
+  }
+  const [min, max] = spec.args;
+  if (args.length < min) return { kind: "error", message: `${command} ${spec.argsError}` };
+  if (args.length > max) return { kind: "error", message: `${command} ${spec.argsError}; unexpected: ${args.slice(max).join(" ")}` };
+  const str = (name: string) => {
+    const v = t.flags.get(name);
+    return typeof v === "string" ? v : undefined;
+  };
+  return { kind: "command", command, args, str, has: (name) => t.flags.has(name), all: (name) => t.repeated.get(name) ?? [] };
+}

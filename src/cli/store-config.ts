@@ -1,0 +1,113 @@
+// Which session store a command uses, from --store / --node-id / --node-url / --cluster-token and
+// their environment variables (PITH_STORE, PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN; a flag
+// wins over its variable). The file store is the default; a postgres:// or postgresql:// URL selects
+// the PostgreSQL store, and only then do the node flags mean anything: given with the file store
+// they are a usage error (their variables are then ignored, being ambient rather than asked for).
+
+/** The session files under $PITH_HOME/sessions. */
+export interface FileStoreConfig {
+  kind: "file";
+}
+
+/** A PostgreSQL database shared by the nodes of a cluster. */
+export interface PostgresStoreConfig {
+  kind: "postgres";
+  /** the connection URL, as given (postgres://... or postgresql://...) */
+  url: string;
+  /** this node's id in the cluster ([A-Za-z0-9_.-], 1 to 64 characters) */
+  nodeId?: string;
+  /** where the other nodes reach this one (ws:// or wss://) */
+  nodeUrl?: string;
+  /** the secret the nodes show each other (A-Z a-z 0-9 _ -) */
+  clusterToken?: string;
+}
+
+export type StoreConfig = FileStoreConfig | PostgresStoreConfig;
+
+const NODE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const CLUSTER_TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/** The flags that only make sense with the PostgreSQL store, and their variables. */
+const NODE_SETTINGS = [
+  ["--node-id", "PITH_NODE_ID"],
+  ["--node-url", "PITH_NODE_URL"],
+  ["--cluster-token", "PITH_CLUSTER_TOKEN"],
+] as const;
+
+/** The URL with its password hidden, for messages; a value that is no URL as it is. */
+export function redactUrl(value: string): string {
+  if (value === "") return '""';
+  try {
+    const url = new URL(value);
+    if (!url.password) return value;
+    url.password = "***";
+    return url.href;
+  } catch {
+    return value;
+  }
+}
+
+function postgresUrl(value: string): boolean {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "postgres:" || protocol === "postgresql:";
+  } catch {
+    return false;
+  }
+}
+
+function wsUrl(value: string): boolean {
+  if (!/^wss?:\/\//i.test(value)) return false;
+  try {
+    const { protocol, host } = new URL(value);
+    return (protocol === "ws:" || protocol === "wss:") && host !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The store the flags (`get("--store")` etc.: undefined when not given) and the environment ask
+ * for, or a usage error message.
+ */
+export function storeConfigFrom(get: (flag: string) => string | undefined, env: NodeJS.ProcessEnv): StoreConfig | string {
+  const flag = get("--store");
+  const value = flag ?? (env.PITH_STORE || undefined);
+  const source = flag !== undefined ? "--store" : "PITH_STORE";
+  if (value === undefined || value === "file") {
+    const given = NODE_SETTINGS.find(([name]) => get(name) !== undefined);
+    if (given) return `${given[0]} needs a PostgreSQL store (--store postgres://... or PITH_STORE)`;
+    return { kind: "file" };
+  }
+  if (!postgresUrl(value)) return `bad ${source}: ${redactUrl(value)} (postgres://... or file)`;
+  const store: PostgresStoreConfig = { kind: "postgres", url: value };
+  const setting = (name: string, variable: string): [string, string] | undefined => {
+    const v = get(name);
+    if (v !== undefined) return [v, name];
+    const e = env[variable];
+    return e ? [e, variable] : undefined;
+  };
+  const nodeId = setting("--node-id", "PITH_NODE_ID");
+  if (nodeId) {
+    if (!NODE_ID.test(nodeId[0])) return `bad ${nodeId[1]}: ${nodeId[0] || '""'} (1 to 64 of A-Z a-z 0-9 _ . -)`;
+    store.nodeId = nodeId[0];
+  }
+  const nodeUrl = setting("--node-url", "PITH_NODE_URL");
+  if (nodeUrl) {
+    if (!wsUrl(nodeUrl[0])) return `bad ${nodeUrl[1]}: ${redactUrl(nodeUrl[0])} (a ws:// or wss:// URL)`;
+    store.nodeUrl = nodeUrl[0];
+  }
+  const token = setting("--cluster-token", "PITH_CLUSTER_TOKEN");
+  if (token) {
+    // the token is a secret: the message does not repeat it
+    if (!CLUSTER_TOKEN.test(token[0])) return `bad ${token[1]}: it must be non-empty and use only A-Z a-z 0-9 _ -`;
+    store.clusterToken = token[0];
+  }
+  return store;
+}
+
+/** Where the sessions are, for messages (no password). */
+export function describeStore(store: StoreConfig, sessionsDir: string): string {
+  return store.kind === "file" ? sessionsDir : redactUrl(store.url);
+}
