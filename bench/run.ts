@@ -8,6 +8,7 @@ import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
+import { runPgStoreBench } from "./pg-store.bench.js";
 import { runShapesBench } from "./shapes.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
@@ -18,6 +19,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
     run: async () => {
       await runStoreBench();
       await runPgAppendBench();
+      await runPgStoreBench();
     },
   },
   {
