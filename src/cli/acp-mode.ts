@@ -7,14 +7,15 @@ import { Readable, Writable } from "node:stream";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
 import type { Settings } from "../host/settings.js";
-import { makeHost } from "./daemon.js";
+import { hostOrExit } from "./daemon.js";
 import type { StoreConfig } from "./store-config.js";
 
 const SHUTDOWN_LIMIT_MS = 4_000;
 
 export async function runAcpMode(opts: { log: Logger; flags?: Settings; /** the session store (default: files under $PITH_HOME/sessions) */ store?: StoreConfig }): Promise<number> {
   const { log } = opts;
-  const host = makeHost(log, 0, opts.flags);
+  const host = await hostOrExit(log, 0, opts.flags, opts.store);
+  if (!host) return 1;
   const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   const connection = acpAgent(host, log).connect(stream);
   let stopping: Promise<number> | undefined;

@@ -11,6 +11,7 @@ import { RpcServer } from "../rpc/server.js";
 import { stdioConnection } from "../rpc/stdio-transport.js";
 import { startWsServer } from "../rpc/ws-server.js";
 import { defaultSessionsDir, pithHome } from "../session/paths.js";
+import { openStore } from "./open-store.js";
 import type { StoreConfig } from "./store-config.js";
 
 export interface DaemonOptions {
@@ -26,9 +27,13 @@ export interface DaemonOptions {
 
 const WEB_DIR = fileURLToPath(new URL("../../../clients/web/dist", import.meta.url));
 
-export function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}): SessionHost {
+/** The session host on the configured store; a string says why the store could not be used (exit 1). */
+export async function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}, storeConfig?: StoreConfig): Promise<SessionHost | string> {
+  const store = await openStore(storeConfig, log);
+  if (typeof store === "string") return store;
   return new SessionHost({
     sessionsDir: defaultSessionsDir(),
+    store,
     logger: log,
     flags,
     apiKey: process.env.ANTHROPIC_API_KEY || undefined,
@@ -37,11 +42,21 @@ export function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}): S
   });
 }
 
+/** makeHost, or the reason on stderr and undefined. */
+export async function hostOrExit(log: Logger, idleUnloadMs: number, flags: Settings | undefined, store: StoreConfig | undefined): Promise<SessionHost | undefined> {
+  const host = await makeHost(log, idleUnloadMs, flags, store);
+  if (typeof host !== "string") return host;
+  process.stderr.write(`pith: ${host}\n`);
+  return undefined;
+}
+
 /** Runs until shutdown; resolves with the exit code. */
 export async function runDaemon(opts: DaemonOptions): Promise<number> {
   const { log } = opts;
-  const host = makeHost(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0, opts.flags);
-  const rpc = new RpcServer(host, log);
+  const host = await hostOrExit(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0, opts.flags, opts.store);
+  if (!host) return 1;
+  const clusterToken = opts.store?.kind === "postgres" ? opts.store.clusterToken : undefined;
+  const rpc = new RpcServer(host, log, undefined, clusterToken);
   let closeWs: (() => Promise<void>) | undefined;
   let done!: (code: number) => void;
   const finished = new Promise<number>((r) => (done = r));
@@ -89,8 +104,9 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
         token,
         allowedOrigins: opts.serve.allowedOrigins,
         staticDir: existsSync(WEB_DIR) ? WEB_DIR : undefined,
+        clusterToken,
         logger: log,
-        onConnection: (conn) => rpc.attach(conn),
+        onConnection: (conn, info) => rpc.attach(conn, { fromNode: info.fromNode }),
       });
     } catch (err) {
       // a port in use, an address that is not ours: say so, no stack
@@ -100,9 +116,24 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
       return 1;
     }
     closeWs = () => ws.close();
+    if (opts.store?.kind === "postgres" && !opts.store.nodeUrl) await advertise(host, opts.serve.host, ws.port, log);
     const tokenFile = writeTokenFile(pithHome(), token);
     process.stderr.write(`pith serving on ${ws.url} (WebSocket at /rpc)\n  open: ${ws.url}/#token=${token}\n  token file: ${tokenFile}\n`);
     if (host.offline) process.stderr.write("  no ANTHROPIC_API_KEY: sessions run the offline scripted demo\n");
   }
   return finished;
+}
+
+/**
+ * On a PostgreSQL store without --node-url, the node advertises where it listens, so other nodes
+ * can relay clients to it; an address that means "every interface" names no host to reach.
+ */
+async function advertise(host: SessionHost, address: string, port: number, log: Logger): Promise<void> {
+  const store = host.store;
+  if (!store.advertise) return;
+  if (address === "0.0.0.0" || address === "::") {
+    log.warn("listening on every interface: give --node-url so other nodes can relay clients to this one");
+    return;
+  }
+  await store.advertise(`ws://${address.includes(":") ? `[${address}]` : address}:${port}`).catch((err) => log.warn({ err }, "could not advertise this node's URL"));
 }

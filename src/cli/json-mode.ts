@@ -6,7 +6,7 @@ import type { Settings } from "../host/settings.js";
 import { HostError } from "../host/errors.js";
 import type { LiveSession } from "../host/live-session.js";
 import { hostErrorOf } from "../host/session-host.js";
-import { makeHost } from "./daemon.js";
+import { hostOrExit } from "./daemon.js";
 import type { StoreConfig } from "./store-config.js";
 
 export interface JsonModeOptions {
@@ -34,7 +34,8 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
     process.stderr.write("pith: --session and --continue cannot be used together\n");
     return 2;
   }
-  const host = makeHost(opts.log, 0, opts.flags);
+  const host = await hostOrExit(opts.log, 0, opts.flags, opts.store);
+  if (!host) return 1;
   let session: LiveSession;
   try {
     if (opts.session) session = await host.open({ sessionFile: opts.session });

@@ -3,6 +3,9 @@
 // wins over its variable). The file store is the default; a postgres:// or postgresql:// URL selects
 // the PostgreSQL store, and only then do the node flags mean anything: given with the file store
 // they are a usage error (their variables are then ignored, being ambient rather than asked for).
+import { redactUrl } from "../session/postgres/redact-url.js";
+
+export { redactUrl };
 
 /** The session files under $PITH_HOME/sessions. */
 export interface FileStoreConfig {
@@ -34,27 +37,9 @@ const NODE_SETTINGS = [
   ["--cluster-token", "PITH_CLUSTER_TOKEN"],
 ] as const;
 
-/** The URL with its password hidden, for messages; a value that is no URL as it is. */
-export function redactUrl(value: string): string {
-  if (value === "") return '""';
-  try {
-    const url = new URL(value);
-    if (!url.password) return value;
-    url.password = "***";
-    return url.href;
-  } catch {
-    return value;
-  }
-}
-
+/** A libpq connection URI: the scheme decides; the rest is pg's to parse (`postgresql://user@/db?host=/socket/dir` has no host, which WHATWG URL refuses). */
 function postgresUrl(value: string): boolean {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "postgres:" || protocol === "postgresql:";
-  } catch {
-    return false;
-  }
+  return /^postgres(ql)?:\/\/\S*$/i.test(value);
 }
 
 function wsUrl(value: string): boolean {

@@ -28,7 +28,7 @@ export interface LinkHandlers {
   onClose(): void;
 }
 
-const CONNECT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 2_000;
 const MAX_PAYLOAD = 64 * 1024 * 1024;
 
 /** The /rpc endpoint of a node's advertised URL (ws://host:port, with or without the path). */

@@ -38,16 +38,6 @@ export class RpcServer {
     host.setBeforeCompactHandler((request) => beforeCompact(this.connections, request, log));
   }
 
-  /** A relayed answer; the owner node's errors reach the client as the owner gave them. */
-  private async relayed(fn: () => Promise<unknown>): Promise<unknown> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (err instanceof LinkError) throw rpcError(err.code, err.message, err.data);
-      throw err;
-    }
-  }
-
   private errorResponse(id: JSONRPCRequest["id"], error: unknown): JSONRPCResponse & { error: { code: number; message: string; data?: unknown } } {
     const mapped = error instanceof JSONRPCErrorException ? error : hostErrorOf(error);
     if (mapped) return { jsonrpc: "2.0", id: id ?? null, error: { code: mapped.code, message: mapped.message, ...(mapped.data !== undefined ? { data: mapped.data } : {}) } };
@@ -130,17 +120,19 @@ export class RpcServer {
       const checked = parseParams(method, raw);
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
       const named = (checked.params as { sessionId?: unknown }).sessionId;
-      if (typeof named === "string" && state.relay?.has(named)) return this.relayed(() => state.relay!.forward(named, method, checked.params));
       try {
+        if (typeof named === "string" && state.relay?.has(named)) return await state.relay.forward(named, method, checked.params);
         const result = await handler(checked.params, state);
         // what a request stored is durable before it is acknowledged (a shared store commits
         // after the local write; the file store syncs before this point)
         if (methods[method].scope !== "read") {
-          const sessionId = (checked.params as { sessionId?: unknown }).sessionId ?? (result as { sessionId?: unknown } | null)?.sessionId;
+          const sessionId = named ?? (result as { sessionId?: unknown } | null)?.sessionId;
           if (typeof sessionId === "string") await this.host.durable(sessionId);
         }
         return result;
       } catch (err) {
+        // the owner node's answer, passed on as it gave it
+        if (err instanceof LinkError) throw rpcError(err.code, err.message, err.data);
         throw hostErrorOf(err) ?? err;
       }
     });

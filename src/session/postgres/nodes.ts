@@ -69,6 +69,8 @@ export interface NodePresence {
   readonly holdsLock: boolean;
   /** one heartbeat: reconnects and re-takes the lock if needed, then last_seen = now(); true if the lock is held */
   beat(): Promise<boolean>;
+  /** changes the URL the node advertises (stored at once) */
+  setUrl(url: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ async function lockAndTouch(client: Client, nodeId: string, url: string | null):
  */
 export async function registerNode(config: ClientConfig, nodeId: string, opts: NodeOptions = {}): Promise<NodePresence> {
   const pg = (await import("pg")).default;
-  const url = opts.url ?? null;
+  let url = opts.url ?? null;
   const onError = opts.onError ?? (() => {});
   let client: Client | undefined;
   let held = false;
@@ -152,6 +154,10 @@ export async function registerNode(config: ClientConfig, nodeId: string, opts: N
       return held;
     },
     beat,
+    async setUrl(next: string) {
+      url = next;
+      await client?.query("UPDATE nodes SET url = $2 WHERE id = $1", [nodeId, next]);
+    },
     async close() {
       closed = true;
       if (timer) clearInterval(timer);

@@ -65,7 +65,8 @@ export class PgSink implements DurableSink {
     if (this.fenced) throw this.movedError();
     this.queue.push(line);
     this.accepted++;
-    this.flushing ??= this.flush();
+    // started after the current task, so the lines a turn appends together share one commit
+    this.flushing ??= Promise.resolve().then(() => this.flush());
   }
 
   whenDurable(mark: number): Promise<void> {

@@ -19,8 +19,10 @@ import { NoSuchSession, OwnedElsewhere, type OwnerInfo } from "./errors.js";
 import { migrate } from "./migrations.js";
 import { DEFAULT_DEAD_AFTER_MS, registerNode, type NodePresence } from "./nodes.js";
 import { DEFAULT_LEASE_MS, releaseOwnership, takeOwnership, type Ownership } from "./ownership.js";
+import { listStoredSessions, PG_LOCATOR_PREFIX } from "./listing.js";
 import { insertSession, sessionLinesOf } from "./pg-interop.js";
 import { PgSink } from "./pg-sink.js";
+import { redactUrl } from "./redact-url.js";
 import { openPool } from "./pool.js";
 import { createSession } from "./sessions.js";
 import { prepareSpoolDir, spoolPath, writeSpool } from "./spool.js";
@@ -40,23 +42,10 @@ export interface PgStoreOptions {
   deadAfterMs?: number;
 }
 
-/** How a listing and getState name a stored session's file. */
-export const PG_LOCATOR_PREFIX = "pg:";
 
 /** A node id from the host name and pid, in the characters node ids allow. */
 export function defaultNodeId(): string {
   return `${hostname().replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 40)}-${process.pid}`;
-}
-
-/** The URL without its password, for logs and messages. */
-function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = "***";
-    return u.toString();
-  } catch {
-    return "postgres (unparsable URL)";
-  }
 }
 
 export class PgSessionStore implements SessionStore {
@@ -70,7 +59,7 @@ export class PgSessionStore implements SessionStore {
     private readonly options: PgStoreOptions,
   ) {
     this.nodeId = node.nodeId;
-    this.location = withoutPassword(options.url);
+    this.location = redactUrl(options.url);
   }
 
   /** Connects, applies the schema's migrations and registers this node (NodeLockHeld if its id is live elsewhere). */
@@ -128,26 +117,13 @@ export class PgSessionStore implements SessionStore {
     }
   }
 
-  async list(options: { cwd?: string } = {}): Promise<SessionSummary[]> {
-    const res = await this.pool.query<{ id: string; header: string; cwd: string; name: string | null; created: Date; modified: Date; message_count: number; first_message: string | null }>(
-      `SELECT id, header, cwd, name, created, modified, message_count, first_message FROM sessions
-       WHERE $1::text IS NULL OR cwd = $1 ORDER BY modified DESC, id`,
-      [options.cwd === undefined ? null : resolve(options.cwd)],
-    );
-    return res.rows.map((r) => {
-      const parent = (JSON.parse(r.header) as { parentSession?: unknown }).parentSession;
-      return {
-        id: r.id,
-        file: PG_LOCATOR_PREFIX + r.id,
-        cwd: r.cwd,
-        ...(r.name ? { name: r.name } : {}),
-        ...(typeof parent === "string" ? { parentSession: parent } : {}),
-        created: r.created.toISOString(),
-        modified: r.modified.toISOString(),
-        messageCount: r.message_count,
-        firstMessage: r.first_message ?? "",
-      };
-    });
+  list(options: { cwd?: string } = {}): Promise<SessionSummary[]> {
+    return listStoredSessions(this.pool, options);
+  }
+
+  /** Where this node is reached, once the daemon listens; a URL given in the options (--node-url) stays. */
+  async advertise(url: string): Promise<void> {
+    if (this.options.nodeUrl === undefined) await this.node.setUrl(url);
   }
 
   /** Taken first (refused while a live node owns it), so no writer is left appending to what is deleted. */
