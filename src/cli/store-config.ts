@@ -37,9 +37,18 @@ const NODE_SETTINGS = [
   ["--cluster-token", "PITH_CLUSTER_TOKEN"],
 ] as const;
 
-/** A libpq connection URI: the scheme decides; the rest is pg's to parse (`postgresql://user@/db?host=/socket/dir` has no host, which WHATWG URL refuses). */
+/**
+ * A libpq connection URI. WHATWG URL checks it (a bad port, a space), except the form without a
+ * host that connects over a unix socket (`postgresql://user@/db?host=/socket/dir`), which it refuses.
+ */
 function postgresUrl(value: string): boolean {
-  return /^postgres(ql)?:\/\/\S*$/i.test(value);
+  if (!/^postgres(ql)?:\/\//i.test(value)) return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return /^postgres(ql)?:\/\/([^@/\s]*@)?\/[^\s]*$/i.test(value);
+  }
 }
 
 function wsUrl(value: string): boolean {

@@ -7,10 +7,17 @@
 // When the link closes (the owner died or shut down), requests for its sessions are answered
 // with SessionMoved and an unknown owner: the client opens the session again, and this node (or
 // another) takes it over.
-import { ErrorCodes, methods, type MethodName } from "../../protocol/index.js";
+import { ErrorCodes, methods, type HookName, type MethodName } from "../../protocol/index.js";
 import type { Logger } from "../log/logger.js";
 import { LinkError, NodeLink } from "./node-link.js";
-import type { ConnState } from "./connection-state.js";
+
+/** What the relay needs of the client's connection (ConnState has it). */
+export interface RelayedClient {
+  conn: { send(text: string): void };
+  capabilities: { permissions: boolean; hooks: HookName[] };
+  /** the server's requests to the client */
+  peer: { client: { request(method: string, params: unknown): PromiseLike<unknown> } };
+}
 
 export interface RelayOwner {
   nodeId: string | null;
@@ -26,7 +33,7 @@ export class ConnRelay {
   private readonly routes = new Map<string, Route>();
 
   constructor(
-    private readonly state: ConnState,
+    private readonly state: RelayedClient,
     private readonly clusterToken: string,
     private readonly log: Logger,
   ) {}

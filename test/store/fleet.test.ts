@@ -211,3 +211,31 @@ test("pith store import and export: a session file goes in and comes back byte f
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /SessionNotFound/);
 });
+
+test("kill -9 of PostgreSQL in the middle of a run: the owner holds its events until the server is back, then every line is committed once and the run ends normally", { skip: postgresSkip, timeout: 120_000 }, async (t) => {
+  const { server, fake, cwd, nodes } = await fleet(t, 1);
+  const a = await client(t, nodes[0]);
+  const { sessionId } = await a.request("createSession", { cwd });
+  for (let i = 0; i < 20; i++) fake.enqueue(toolUseReply("read", { path: "a.txt" }, { delayMs: 10 }));
+  fake.enqueue(textReply("all read"));
+  const from = a.mark();
+  const { runId } = await a.request("prompt", { sessionId, text: "read a.txt twenty times" });
+  await a.until(() => (a.sessionEvents(sessionId, from).filter((e) => e.type === "message_end").length >= 4 ? true : undefined), "four message_end events");
+  await server.kill9();
+  const duringOutage = a.sessionEvents(sessionId, from).length;
+  await new Promise((r) => setTimeout(r, 700));
+  assert.ok(a.sessionEvents(sessionId, from).length - duringOutage <= 2, "events wait for the store while it is down");
+  await server.restart();
+  const events = await a.runEvents(sessionId, runId, from, 60_000);
+  const end = events[events.length - 1] as Extract<Ev, { type: "agent_end" }>;
+  assert.equal(end.stopReason, "stop");
+  assert.deepEqual(seqProblems(events), []);
+  const log = await rows(server, sessionId);
+  assert.deepEqual(logProblems(log), []);
+  assert.equal(new Set(log.map((r) => r.id)).size, log.length, "no line stored twice");
+  const stored = log.map((r) => JSON.parse(r.line));
+  const ends = events.filter((e): e is Extract<Ev, { type: "message_end" }> => e.type === "message_end");
+  assert.equal(ends.length, 22, "the user message and 21 replies");
+  assert.equal(stored.filter((s) => s.type === "message").length, 42, "and the 20 tool results stored between them");
+  for (const e of ends) assert.ok(stored.some((s) => s.type === "message" && s.message.timestamp === e.message.timestamp && s.message.role === e.message.role), `message_end seq ${e.seq} is stored`);
+});
