@@ -38,8 +38,13 @@ export class ConnRelay {
     private readonly log: Logger,
   ) {}
 
-  /** Whether requests naming this session go to another node (or are answered as moved). */
-  has(sessionId: string): boolean {
+  /**
+   * Whether a request naming this session goes to another node (or is answered as moved). Once
+   * its node is gone, openSession is this node's again: it takes the session over, or relays anew.
+   */
+  has(sessionId: string, method: MethodName): boolean {
+    const route = this.routes.get(sessionId);
+    if (route && "lost" in route && method === "openSession") this.routes.delete(sessionId);
     return this.routes.has(sessionId);
   }
 

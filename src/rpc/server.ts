@@ -121,7 +121,7 @@ export class RpcServer {
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
       const named = (checked.params as { sessionId?: unknown }).sessionId;
       try {
-        if (typeof named === "string" && state.relay?.has(named)) return await state.relay.forward(named, method, checked.params);
+        if (typeof named === "string" && state.relay?.has(named, method)) return await state.relay.forward(named, method, checked.params);
         const result = await handler(checked.params, state);
         // what a request stored is durable before it is acknowledged (a shared store commits
         // after the local write; the file store syncs before this point)

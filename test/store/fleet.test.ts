@@ -106,7 +106,20 @@ test("a client on another node is relayed to the owner: the same events and seq 
   assert.equal((await b.request("getMessages", { sessionId })).messages.length, 4);
   for (const peer of [a, c]) assert.ok((await peer.request("listSessions", {})).sessions.some((s) => s.id === sessionId && s.file === `pg:${sessionId}`));
   // a direct client of the owner sees the same messages
-  assert.deepEqual((await a.request("getMessages", { sessionId })).messages, (await b.request("getMessages", { sessionId })).messages);
+  const messages = (await a.request("getMessages", { sessionId })).messages;
+  assert.deepEqual((await b.request("getMessages", { sessionId })).messages, messages);
+
+  // the owner dies: the relayed client is told to open the session again, and its node takes it over
+  await nodes[0].kill9();
+  const lost = await b.call("getState", { sessionId });
+  assert.equal(lost.error?.code, ErrorCodes.SessionMoved, JSON.stringify(lost));
+  assert.equal((lost.error?.data as { owner: { nodeId: string | null } }).owner.nodeId, null);
+  await openWhenFree(b, sessionId);
+  assert.deepEqual((await b.request("getMessages", { sessionId })).messages, messages);
+  fake.enqueue(textReply("on node1 now"));
+  await b.runPrompt(sessionId, "still there?");
+  assert.equal((await c.request("openSession", { sessionId })).state.streamId, (await b.request("getState", { sessionId })).streamId, "c is relayed to the new owner");
+  assert.equal((await c.request("getMessages", { sessionId })).messages.length, 6, "and sees the new run");
 });
 
 test("kill -9 of the owner mid-run: another node takes the session within 1 s; every message_end a client saw is stored; seq contiguous, parents intact, epochs never going back", { skip: postgresSkip, timeout: 120_000 }, async (t) => {

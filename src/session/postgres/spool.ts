@@ -25,22 +25,26 @@ export function spoolPath(dir: string, sessionId: string): string {
 export async function writeSpool(pool: Pool, sessionId: string, header: string, file: string, beforeSeq: number): Promise<void> {
   rmSync(file, { force: true });
   const out = await open(file, "wx", 0o600);
+  const page = (after: number) =>
+    pool.query<{ seq: string; line: string }>("SELECT seq, line FROM entries WHERE session_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4", [sessionId, after, beforeSeq, PAGE]);
+  let next: ReturnType<typeof page> | undefined;
   try {
     await out.write(header + "\n");
-    for (let after = 0; after < beforeSeq - 1; ) {
-      const res = await pool.query<{ seq: string; line: string }>("SELECT seq, line FROM entries WHERE session_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4", [
-        sessionId,
-        after,
-        beforeSeq,
-        PAGE,
-      ]);
+    next = beforeSeq > 1 ? page(0) : undefined;
+    while (next) {
+      const res = await next;
+      next = undefined;
       if (res.rows.length === 0) break;
+      const last = Number(res.rows[res.rows.length - 1].seq);
+      // the next page is fetched while this one is written
+      if (res.rows.length === PAGE && last < beforeSeq - 1) next = page(last);
       let text = "";
       for (const r of res.rows) text += r.line + "\n";
       await out.write(text);
-      after = Number(res.rows[res.rows.length - 1].seq);
     }
   } finally {
+    // a page still in flight when a write failed must not reject unheard
+    await next?.catch(() => {});
     await out.close();
   }
 }
