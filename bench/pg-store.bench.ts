@@ -21,7 +21,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "../src/log/logger.js";
-import type { AssistantMessage, StoredMessage } from "../src/messages/types.js";
 import { insertSession, sessionLinesOf } from "../src/session/postgres/pg-interop.js";
 import { PgSessionStore } from "../src/session/postgres/pg-store.js";
 import { releaseOwnership, takeOwnership } from "../src/session/postgres/ownership.js";
@@ -30,6 +29,7 @@ import { SessionFile } from "../src/session/session-file.js";
 import { Cleanup } from "../test/support/daemon-client.js";
 import { postgresSkip, startPostgres } from "../test/support/postgres.js";
 import { writeShape, type ShapeName } from "./shapes.js";
+import { sampleMessages } from "./store.bench.js";
 import { collectGarbage, median, mib, round, table } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -266,28 +266,8 @@ async function takeoverBench(url: string, taker: PgSessionStore, dir: string, ho
 
 // -- 3. appends ------------------------------------------------------------------------------------
 
-/** Messages of a few hundred bytes in a session's rotation: user, assistant tool call, tool result. */
-function sampleMessages(): StoredMessage[] {
-  const text = "The order total is computed from the cart items after discounts and tax are applied. ".repeat(4).slice(0, 300);
-  const assistant: AssistantMessage = {
-    role: "assistant",
-    content: [{ type: "text", text: text.slice(0, 150) }, { type: "toolCall", id: "toolu_01AbCdEfGhIjKlMnOpQrStUv", name: "read", arguments: { path: "src/cart/service.ts" } }],
-    api: "anthropic-messages",
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    usage: { input: 3, output: 120, cacheRead: 42000, cacheWrite: 800, totalTokens: 42923, cost: { input: 0.000009, output: 0.0018, cacheRead: 0.0126, cacheWrite: 0.003, total: 0.017409 } },
-    stopReason: "toolUse",
-    timestamp: Date.now(),
-  };
-  return [
-    { role: "user", content: [{ type: "text", text }], timestamp: Date.now() },
-    assistant,
-    { role: "toolResult", toolCallId: "toolu_01AbCdEfGhIjKlMnOpQrStUv", toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: Date.now() },
-  ];
-}
-
 function fileAppendRate(dir: string, n: number): number {
-  const messages = sampleMessages();
+  const messages = sampleMessages(300);
   const f = SessionFile.create({ cwd: "/bench/appends", sessionsDir: mkdtempSync(join(dir, "file-")) });
   try {
     const t0 = performance.now();
@@ -300,7 +280,7 @@ function fileAppendRate(dir: string, n: number): number {
 
 /** Entries per second appended to a new session of the store, awaiting flushed() every `perFlush`; and the commits that took. */
 async function pgAppendRate(store: PgSessionStore, n: number, perFlush: number): Promise<{ rate: number; commits: number }> {
-  const messages = sampleMessages();
+  const messages = sampleMessages(300);
   const f = await store.create({ cwd: "/bench/appends" });
   let rate: number;
   try {

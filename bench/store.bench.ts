@@ -68,13 +68,13 @@ function measureMemory(mode: "idle" | "baseline" | "pith", file: string): Memory
   return JSON.parse(child.stdout.trim().split("\n").pop() as string) as MemoryFigures;
 }
 
-/** ~1 KB messages in the rotation a session writes them: user, assistant tool call, tool result. */
-function sampleMessages(): StoredMessage[] {
-  const text = "The order total is computed from the cart items after discounts and tax are applied. ".repeat(12).slice(0, 950);
+/** Messages of about `bytes` (default ~1 KB) in the rotation a session writes them: user, assistant tool call, tool result. */
+export function sampleMessages(bytes = 950): StoredMessage[] {
+  const text = "The order total is computed from the cart items after discounts and tax are applied. ".repeat(Math.ceil(bytes / 86)).slice(0, bytes);
   const usage = { input: 3, output: 120, cacheRead: 42000, cacheWrite: 800, totalTokens: 42923, cost: { input: 0.000009, output: 0.0018, cacheRead: 0.0126, cacheWrite: 0.003, total: 0.017409 } };
   const assistant: AssistantMessage = {
     role: "assistant",
-    content: [{ type: "text", text: text.slice(0, 400) }, { type: "toolCall", id: "toolu_01AbCdEfGhIjKlMnOpQrStUv", name: "read", arguments: { path: "src/cart/service.ts" } }],
+    content: [{ type: "text", text: text.slice(0, Math.round(bytes * 0.42)) }, { type: "toolCall", id: "toolu_01AbCdEfGhIjKlMnOpQrStUv", name: "read", arguments: { path: "src/cart/service.ts" } }],
     api: "anthropic-messages",
     provider: "anthropic",
     model: "claude-sonnet-4-5",

@@ -11,39 +11,12 @@ import { SessionFile, encodeCwd, type SessionSummary, type TreeView } from "../s
 import type { SessionContext } from "../src/session/context.js";
 import { copyFixture, fixtureSkip } from "./support/fixture.js";
 import { staleDist } from "./support/fresh-dist.js"; // importing it builds dist/ when it is stale
-import { repoRoot, tempDir } from "./support/tmp.js";
-
-const BIN = join(repoRoot, "bin", "pith");
+import { tempDir } from "./support/tmp.js";
+import { BIN, runAsUser, userEnv, type UserRun } from "./support/user-run.js";
 
 type T = Parameters<typeof tempDir>[0];
-
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** The environment a user would have: no test-runner or tsx hooks, no log level preset. */
-function userEnv(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };
-  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN"]) delete env[key];
-  return env;
-}
-
-/** Runs bin/pith (an executable file with a `#!/usr/bin/env node` line) in `cwd`. */
-function pith(args: string[], opts: { cwd: string; home: string }): Promise<Run> {
-  const start = performance.now();
-  const child = spawn(BIN, args, { cwd: opts.cwd, env: userEnv(opts.home), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (status) => resolve({ status, stdout, stderr, ms: performance.now() - start }));
-  });
-}
+type Run = UserRun;
+const pith = runAsUser;
 
 function show(r: Run): string {
   return `exit ${r.status}\n--- stdout:\n${r.stdout.slice(0, 2000)}\n--- stderr:\n${r.stderr.slice(0, 2000)}`;

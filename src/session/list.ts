@@ -2,8 +2,8 @@
 // the first user message and session_info names. No line is fully parsed otherwise.
 import { closeSync, existsSync, openSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { messageText, type AgentMessage } from "../messages/types.js";
 import { readLightFields } from "./light-fields.js";
+import { parseObject, sessionNameIn, userTextIn } from "./listing-fields.js";
 import { forEachLine, SLICE_MS, yieldToLoop } from "./line-reader.js";
 import { isHeader } from "./load.js";
 import { encodeCwd } from "./paths.js";
@@ -23,16 +23,7 @@ export interface SessionSummary {
   firstMessage: string;
 }
 
-const FIRST_MESSAGE_CHARS = 200;
-
-function parseLine(text: string): Record<string, unknown> | null {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === "object" && v !== null ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+const parseLine = parseObject;
 
 /** Summary of one file, or null if it is not a session file. */
 export function summarizeSessionFile(file: string): SessionSummary | null {
@@ -81,13 +72,11 @@ export function summarizeSessionFile(file: string): SessionSummary | null {
         s.messageCount++;
         if (!s.firstMessage && role === "user") {
           full ??= parseLine(buf.toString("utf8", start, end));
-          const text = full ? messageText(full.message as AgentMessage).replace(/\s+/g, " ").trim() : "";
-          s.firstMessage = text.slice(0, FIRST_MESSAGE_CHARS);
+          s.firstMessage = userTextIn(full) ?? "";
         }
       } else if (type === "session_info") {
         full ??= parseLine(buf.toString("utf8", start, end));
-        const name = full?.name;
-        if (typeof name === "string" && name.trim()) s.name = name.trim();
+        s.name = sessionNameIn(full) ?? s.name;
       }
     });
   } finally {

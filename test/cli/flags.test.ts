@@ -12,40 +12,16 @@ import { test } from "node:test";
 import { parseCommandLine } from "../../src/cli/args.js";
 import { storeConfigFrom } from "../../src/cli/store-config.js";
 import "../support/fresh-dist.js"; // importing it builds dist/ when it is stale
-import { repoRoot, tempDir } from "../support/tmp.js";
-
-const BIN = join(repoRoot, "bin", "pith");
+import { tempDir } from "../support/tmp.js";
+import { BIN, runAsUser, userEnv, type UserRun } from "../support/user-run.js";
 
 type T = Parameters<typeof tempDir>[0];
+type Run = UserRun;
 
-interface Run {
-  status: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-const STORE_VARS = ["PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN"];
-
-/** A user's environment: no test-runner hooks, no log level, no API key, no store variables. */
-function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };
-  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "PITH_TOKEN", ...STORE_VARS]) delete env[key];
-  return { ...env, ...extra };
-}
-
-/** Runs bin/pith with stdin closed (the stdio modes end at once), killed after 30 s. */
+/** Runs bin/pith in a fresh PITH_HOME (also its working directory). */
 function pith(t: T, args: string[], extra: Record<string, string> = {}): Promise<Run> {
   const home = realpathSync(tempDir(t, "pith-flags-home-"));
-  const child = spawn(BIN, args, { cwd: home, env: userEnv(home, extra), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000, killSignal: "SIGKILL" });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (status, signal) => resolve({ status, signal, stdout, stderr }));
-  });
+  return runAsUser(args, { cwd: home, home, env: extra });
 }
 
 /** fn over the items, a few at a time (each run is a node start-up; the machine may be busy). */

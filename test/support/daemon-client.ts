@@ -24,12 +24,11 @@ import type { AgentMessage, EventName } from "../../protocol/index.js";
 import type { FakeAnthropic } from "./fake-anthropic.js";
 import { builtByRunner, distFreshness, staleDist } from "./fresh-dist.js";
 import { RpcPeer, type Ev, type EvOf } from "./rpc-peer.js";
-import { repoRoot } from "./tmp.js";
-
+import { BIN, runBin } from "./user-run.js";
 export { isEventMessage, RpcError, RpcPeer, type ErrorMessage, type Ev, type EvOf, type EventMessage, type ResultMessage, type Response, type WireError, type WireMessage } from "./rpc-peer.js";
 export { staleDist } from "./fresh-dist.js";
 
-export const BIN = join(repoRoot, "bin", "pith");
+export { BIN } from "./user-run.js";
 
 type Hooks = { after(fn: () => unknown): void };
 
@@ -281,17 +280,9 @@ export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?
 }
 
 /** Runs `bin/pith <args>` to its end (killed after timeoutMs). */
-export function runPith(args: string[], opts: DaemonEnvOptions & { cwd: string; timeoutMs?: number }): Promise<Exit & { stdout: string; stderr: string; ms: number }> {
-  const start = performance.now();
-  const child = spawn(BIN, args, { cwd: opts.cwd, env: daemonEnv(opts), stdio: ["ignore", "pipe", "pipe"], timeout: opts.timeoutMs ?? 20_000, killSignal: "SIGKILL" });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - start }));
-  });
+export async function runPith(args: string[], opts: DaemonEnvOptions & { cwd: string; timeoutMs?: number }): Promise<Exit & { stdout: string; stderr: string; ms: number }> {
+  const { status, ...rest } = await runBin(args, { cwd: opts.cwd, env: daemonEnv(opts), timeoutMs: opts.timeoutMs ?? 20_000 });
+  return { code: status, ...rest };
 }
 
 // ---- checks on what a run produced -------------------------------------------------------------

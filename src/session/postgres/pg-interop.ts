@@ -10,7 +10,7 @@ import { SessionError } from "../errors.js";
 import { isHeader } from "../load.js";
 import { fileVersion, migrateLines, serializeLines, type FileLine } from "../migrate.js";
 import { CURRENT_SESSION_VERSION } from "../types.js";
-import { firstUserText, sessionNameOf } from "./listing-fields.js";
+import { firstUserText, parseObject, sessionNameOf } from "../listing-fields.js";
 import type { EntryLine } from "./ownership.js";
 
 const INSERT_PAGE = 1_000;
@@ -25,14 +25,7 @@ export interface SessionLines {
   modified?: string;
 }
 
-function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const parse = (text: string): Record<string, unknown> | undefined => parseObject(text) ?? undefined;
 
 /** A session file's text as lines, migrated to v3 if older. NotASession if line 1 is not a session header. */
 export function sessionLinesOf(text: string, file: string): SessionLines {

@@ -16,7 +16,7 @@ import type { DurableSink, SessionOwner, SinkLine } from "../durable-sink.js";
 import { SessionError } from "../errors.js";
 import { Fenced, SeqConflict, type OwnerInfo } from "./errors.js";
 import { appendLines, DEFAULT_LEASE_MS, releaseOwnership, renewLease, type ListingChange, type Ownership } from "./ownership.js";
-import { firstUserText, sessionNameOf } from "./listing-fields.js";
+import { firstUserText, sessionNameOf } from "../listing-fields.js";
 
 export interface SinkOptions {
   logger: Logger;
