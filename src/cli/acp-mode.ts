@@ -12,7 +12,15 @@ import type { StoreConfig } from "./store-config.js";
 
 const SHUTDOWN_LIMIT_MS = 4_000;
 
-export async function runAcpMode(opts: { log: Logger; flags?: Settings; /** the session store (default: files under $PITH_HOME/sessions) */ store?: StoreConfig }): Promise<number> {
+export interface AcpModeOptions {
+  log: Logger;
+  /** settings from command-line flags */
+  flags?: Settings;
+  /** the session store (default: files under $PITH_HOME/sessions) */
+  store?: StoreConfig;
+}
+
+export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   const { log } = opts;
   const host = await hostOrExit(log, 0, opts.flags, opts.store);
   if (!host) return 1;

@@ -2,7 +2,7 @@
 // and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
 // routes permission questions to clients, and unloads idle sessions.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
@@ -217,14 +217,17 @@ export class SessionHost {
    */
   open(ref: SessionRef): Promise<LiveSession> {
     const key = "sessionId" in ref ? ref.sessionId : ref.sessionFile;
-    for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === key) return Promise.resolve(s);
+    for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
         const opened = await this.storeCall(() => this.store.open(ref));
-        // a second name for one session (its id, then its file) finds the one already live
+        // asked for by two names at once (its id and its file): the first one opened is the session
         const live = this.sessions.get(opened.sessionId);
-        if (live && live.file !== opened) return live;
+        if (live) {
+          await opened.closeAsync().catch(() => {});
+          return live;
+        }
         try {
           await opened.warmContextAsync();
           this.moved.delete(opened.sessionId);

@@ -23,6 +23,7 @@
 // name / first_message when the caller says they changed), in the same statement.
 import type { Pool, PoolClient } from "pg";
 import { Fenced, NoSuchSession, OwnedElsewhere, SeqConflict, type OwnerInfo } from "./errors.js";
+import type { SinkLine } from "../durable-sink.js";
 import type { EntryBase } from "../types.js";
 import { DEFAULT_DEAD_AFTER_MS, isDead } from "./nodes.js";
 
@@ -151,12 +152,7 @@ export async function releaseOwnership(pool: Pool, own: Ownership): Promise<bool
 }
 
 /** An entry to append: its JSON line exactly as it will be exported, and the fields indexed beside it. */
-export interface EntryLine {
-  id: string;
-  parentId: string | null;
-  type: string;
-  line: string;
-}
+export type EntryLine = SinkLine;
 
 /** Listing fields an append changes: a new name ("" clears it), the session's first user message. */
 export interface ListingChange {
