@@ -135,3 +135,30 @@ test("import refuses what is not a session, and an id already stored; lines that
   assert.equal(listed.firstMessage, "hi");
   assert.equal(listed.messageCount, 1);
 });
+
+test("a commit whose answer was lost, retried with more lines queued since: the stored part is recognized as ours, the rest follows, nothing twice", { skip: postgresSkip, timeout: 60_000 }, async (t) => {
+  const server = await startPostgres(t);
+  const a = await node(t, server);
+  const f = await a.create({ cwd: temp("pith-cwd-") });
+  t.after(() => f.closeAsync().catch(() => {}));
+  const query = a.db.query.bind(a.db) as (...args: unknown[]) => Promise<unknown>;
+  let cut = false;
+  // the first append commits, then its answer is "lost" while two more lines are written
+  (a.db as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
+    const result = await query(...args);
+    if (!cut && String(args[0]).includes("INSERT INTO entries")) {
+      cut = true;
+      f.appendMessage(user("two"));
+      f.appendMessage(user("three"));
+      throw new Error("connection lost after COMMIT");
+    }
+    return result;
+  };
+  f.appendMessage(user("one"));
+  await f.flushed();
+  assert.ok(cut, "the answer of the first commit was lost");
+  assert.equal(f.sink!.fenced, undefined);
+  const rows = await readEntries(a.db, f.sessionId);
+  assert.deepEqual(rows.map((r) => JSON.parse(r.line).message.content), ["one", "two", "three"]);
+  assert.deepEqual(rows.map((r) => r.seq), [1, 2, 3]);
+});

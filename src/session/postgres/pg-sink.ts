@@ -113,8 +113,9 @@ export class PgSink implements DurableSink {
     while (this.queue.length > 0 && !this.fenced && !this.abandoned) {
       const batch = this.queue.slice(0, this.options.maxBatch ?? 1000);
       const listing = this.listingOf(batch);
+      let committed: number;
       try {
-        await this.commit(batch, listing);
+        committed = await this.commit(batch, listing);
       } catch (err) {
         if (err instanceof Fenced) return this.fence(err.owner);
         this.options.logger.warn({ err, sessionId: this.own.sessionId, lines: batch.length }, "committing to the session store failed; retrying");
@@ -123,9 +124,9 @@ export class PgSink implements DurableSink {
         continue;
       }
       delay = RETRY_MIN_MS;
-      if (listing.firstMessage !== undefined) this.hasFirstMessage = true;
-      this.queue.splice(0, batch.length);
-      this.durable += batch.length;
+      if (listing.firstMessage !== undefined && committed === batch.length) this.hasFirstMessage = true;
+      this.queue.splice(0, committed);
+      this.durable += committed;
       const ready = this.waiters.filter((w) => w.mark <= this.durable);
       this.waiters = this.waiters.filter((w) => w.mark > this.durable);
       for (const w of ready) w.resolve();
@@ -133,10 +134,16 @@ export class PgSink implements DurableSink {
     this.flushing = null;
   }
 
-  /** One commit; a retry of a commit that did succeed (its answer lost) is recognized as done. */
-  private async commit(batch: SinkLine[], listing: ListingChange): Promise<void> {
+  /**
+   * One commit; returns how many of the batch's lines are durable. A commit whose answer was lost
+   * may have succeeded with fewer lines than this retry holds (more were queued meanwhile): the
+   * lines already stored at our seqs, if they are ours (same ids, our epoch), count as done, and
+   * the rest go in the next commit.
+   */
+  private async commit(batch: SinkLine[], listing: ListingChange): Promise<number> {
     try {
       await appendLines(this.pool, this.own, batch, listing);
+      return batch.length;
     } catch (err) {
       if (!(err instanceof SeqConflict)) throw err;
       const res = await this.pool.query<{ id: string; epoch: string }>("SELECT id, epoch FROM entries WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq", [
@@ -144,9 +151,10 @@ export class PgSink implements DurableSink {
         this.own.nextSeq,
         this.own.nextSeq + batch.length,
       ]);
-      const ours = res.rows.length === batch.length && res.rows.every((r, i) => r.id === batch[i].id && Number(r.epoch) === this.own.epoch);
+      const ours = res.rows.length > 0 && res.rows.every((r, i) => r.id === batch[i].id && Number(r.epoch) === this.own.epoch);
       if (!ours) throw new Fenced(this.own.sessionId);
-      this.own.nextSeq += batch.length;
+      this.own.nextSeq += res.rows.length;
+      return res.rows.length;
     }
   }
 
