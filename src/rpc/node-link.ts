@@ -67,7 +67,12 @@ export class NodeLink {
       ws.once("unexpected-response", (_req, res) => reject(new Error(`the node at ${nodeUrl} refused the link: HTTP ${res.statusCode}`)));
     });
     const link = new NodeLink(ws, handlers, log);
-    await link.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientInfo: { name: "pith-node-link" }, capabilities });
+    try {
+      await link.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientInfo: { name: "pith-node-link" }, capabilities });
+    } catch (err) {
+      link.close();
+      throw err;
+    }
     return link;
   }
 

@@ -51,16 +51,18 @@ export class ConnRelay {
   /** openSession (or another request that makes a session this client's) on the owner node; the session is relayed from then on. */
   async open<M extends MethodName>(owner: RelayOwner, method: M, params: unknown): Promise<unknown> {
     let link: NodeLink;
+    let result: unknown;
     try {
       link = await this.link(owner.url);
+      result = await link.request(method, params);
     } catch (err) {
+      if (err instanceof LinkError) throw err;
       this.log.warn({ err, owner }, "could not reach the node that owns the session");
       throw new LinkError(ErrorCodes.SessionMoved, `the session is owned by node ${owner.nodeId} at ${owner.url}, which this node cannot reach: ${(err as Error).message}`, {
         sessionId: (params as { sessionId?: string }).sessionId ?? "",
         owner,
       });
     }
-    const result = await link.request(method, params);
     this.learn(result, link, owner.nodeId);
     return methods[method].result.parse(result);
   }
