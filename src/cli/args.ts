@@ -30,6 +30,7 @@ const FLAGS: Record<string, FlagKind> = {
   "--node-id": "value",
   "--node-url": "value",
   "--cluster-token": "value",
+  "--workspace-root": "repeated",
   "--out": "value",
 };
 
@@ -39,6 +40,8 @@ const GLOBAL = ["--help", "--version", "--log-level"];
 const TOOLS = ["--sandbox", "--sandbox-network", "--permission-mode", "--allow-outside-cwd"];
 /** The session store. */
 const STORE = ["--store", "--node-id", "--node-url", "--cluster-token"];
+/** What a daemon node of a PostgreSQL store reaches (not for the store commands). */
+const NODE = ["--workspace-root"];
 
 export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export";
 
@@ -53,10 +56,10 @@ interface CommandSpec {
 const NONE = { args: [0, 0], argsError: "takes no arguments" } as const;
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
-  serve: { flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE], ...NONE },
-  "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE], ...NONE },
-  "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE], args: [0, Infinity], argsError: "" },
-  acp: { flags: [...TOOLS, ...STORE], ...NONE },
+  serve: { flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE], ...NONE },
+  "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE, ...NODE], ...NONE },
+  "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE], args: [0, Infinity], argsError: "" },
+  acp: { flags: [...TOOLS, ...STORE, ...NODE], ...NONE },
   demo: { flags: [], ...NONE },
   tree: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },
   context: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },

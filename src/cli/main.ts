@@ -1,10 +1,11 @@
 // `pith` command line: the daemon modes (serve, --mode rpc | json, acp) and a few commands over the
 // session store. Each command takes its own flags (args.ts); a usage error exits 2.
+import { delimiter } from "node:path";
 import type { Settings } from "../host/settings.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
 import { runAcpMode } from "./acp-mode.js";
-import { parseCommandLine, takesStore } from "./args.js";
+import { COMMANDS, parseCommandLine, takesStore } from "./args.js";
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
@@ -41,9 +42,12 @@ The session store (serve, --mode rpc | json, acp, list, store):
   --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions
   with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
   --node-url ws[s]://...  (where the other nodes reach it)   --cluster-token T (A-Z a-z 0-9 _ -)
+  --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
+  takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
 Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo), PITH_STORE,
-PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN (the store options; an option wins over its variable)`;
+PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
+options; an option wins over its variable)`;
 
 function usageError(message: string): number {
   process.stderr.write(`pith: ${message}\n\n${USAGE}\n`);
@@ -90,7 +94,8 @@ export async function main(argv: string[]): Promise<number> {
   const trusted = settingsFlags(str, has);
   if (typeof trusted === "string") return usageError(trusted);
   // the store of the commands that take one (demo, tree and context work on files, whatever PITH_STORE says)
-  const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env) : { kind: "file" };
+  const roots = COMMANDS[command].flags.includes("--workspace-root") ? parsed.all : undefined;
+  const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env, roots) : { kind: "file" };
   if (typeof store === "string") return usageError(store);
   switch (command) {
     case "--mode rpc":

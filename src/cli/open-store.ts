@@ -16,8 +16,9 @@ export async function openStore(config: StoreConfig | undefined, log: Logger): P
   const lease = Number(process.env.PITH_STORE_LEASE_MS);
   const leaseMs = Number.isInteger(lease) && lease >= 500 ? lease : undefined;
   try {
-    const store = await PgSessionStore.connect({ url: config.url, nodeId, nodeUrl: config.nodeUrl, spoolDir: join(pithHome(), "pg-spool", nodeId), logger: log, leaseMs });
-    log.info({ store: store.location, nodeId }, "sessions are stored in PostgreSQL");
+    const { nodeUrl, workspaceRoots } = config;
+    const store = await PgSessionStore.connect({ url: config.url, nodeId, nodeUrl, workspaceRoots, spoolDir: join(pithHome(), "pg-spool", nodeId), logger: log, leaseMs });
+    log.info({ store: store.location, nodeId, workspaceRoots }, "sessions are stored in PostgreSQL");
     return store;
   } catch (err) {
     return `cannot use the session store at ${redactUrl(config.url)}: ${(err as Error).message}`;

@@ -1,8 +1,9 @@
-// Which session store a command uses, from --store / --node-id / --node-url / --cluster-token and
-// their environment variables (PITH_STORE, PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN; a flag
-// wins over its variable). The file store is the default; a postgres:// or postgresql:// URL selects
+// Which session store a command uses, from --store / --node-id / --node-url / --cluster-token /
+// --workspace-root and their environment variables (PITH_STORE, PITH_NODE_ID, PITH_NODE_URL,
+// PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS; a flag wins over its variable). The file store is the default; a postgres:// or postgresql:// URL selects
 // the PostgreSQL store, and only then do the node flags mean anything: given with the file store
 // they are a usage error (their variables are then ignored, being ambient rather than asked for).
+import { delimiter, isAbsolute, resolve } from "node:path";
 import { redactUrl } from "../session/postgres/redact-url.js";
 
 export { redactUrl };
@@ -23,6 +24,8 @@ export interface PostgresStoreConfig {
   nodeUrl?: string;
   /** the secret the nodes show each other (A-Z a-z 0-9 _ -) */
   clusterToken?: string;
+  /** the directories this node reaches (absolute, resolved): it takes only sessions whose cwd is under one */
+  workspaceRoots?: string[];
 }
 
 export type StoreConfig = FileStoreConfig | PostgresStoreConfig;
@@ -62,16 +65,33 @@ function wsUrl(value: string): boolean {
 }
 
 /**
- * The store the flags (`get("--store")` etc.: undefined when not given) and the environment ask
- * for, or a usage error message.
+ * --workspace-root's values (or PITH_WORKSPACE_ROOTS split at the path delimiter, empty parts
+ * skipped) resolved, undefined when neither says, or a usage error.
  */
-export function storeConfigFrom(get: (flag: string) => string | undefined, env: NodeJS.ProcessEnv): StoreConfig | string {
+function workspaceRoots(flags: string[], env: NodeJS.ProcessEnv): string[] | string | undefined {
+  const fromFlags = flags.length > 0;
+  const values = fromFlags ? flags : (env.PITH_WORKSPACE_ROOTS ?? "").split(delimiter).filter((p) => p !== "");
+  if (values.length === 0) return undefined;
+  const bad = values.find((p) => !isAbsolute(p));
+  if (bad !== undefined) return `bad ${fromFlags ? "--workspace-root" : "PITH_WORKSPACE_ROOTS"}: ${bad || '""'} (an absolute path)`;
+  return [...new Set(values.map((p) => resolve(p)))];
+}
+
+/**
+ * The store the flags (`get("--store")` etc.: undefined when not given) and the environment ask
+ * for, or a usage error message. `all` gives a repeated flag's values; it is passed only for the
+ * commands that take --workspace-root (the daemon modes): for the others PITH_WORKSPACE_ROOTS is
+ * not read.
+ */
+export function storeConfigFrom(get: (flag: string) => string | undefined, env: NodeJS.ProcessEnv, all?: (flag: string) => string[]): StoreConfig | string {
   const flag = get("--store");
   const value = flag ?? (env.PITH_STORE || undefined);
   const source = flag !== undefined ? "--store" : "PITH_STORE";
+  const rootFlags = all?.("--workspace-root") ?? [];
   if (value === undefined || value === "file") {
     const given = NODE_SETTINGS.find(([name]) => get(name) !== undefined);
     if (given) return `${given[0]} needs a PostgreSQL store (--store postgres://... or PITH_STORE)`;
+    if (rootFlags.length > 0) return "--workspace-root needs a PostgreSQL store (--store postgres://... or PITH_STORE)";
     return { kind: "file" };
   }
   if (!postgresUrl(value)) return `bad ${source}: ${redactUrl(value)} (postgres://... or file)`;
@@ -97,6 +117,11 @@ export function storeConfigFrom(get: (flag: string) => string | undefined, env: 
     // the token is a secret: the message does not repeat it
     if (!CLUSTER_TOKEN.test(token[0])) return `bad ${token[1]}: it must be non-empty and use only A-Z a-z 0-9 _ -`;
     store.clusterToken = token[0];
+  }
+  if (all) {
+    const roots = workspaceRoots(rootFlags, env);
+    if (typeof roots === "string") return roots;
+    if (roots) store.workspaceRoots = roots;
   }
   return store;
 }

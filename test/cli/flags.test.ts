@@ -1,13 +1,14 @@
 // The command line is strict per command: each command takes its own flags, and a flag of another
 // command, an unknown one, a valued flag without its value or an argument too many is a usage error
 // (exit 2, `pith: <what>` then the usage on stderr, nothing on stdout). The store flags (--store,
-// --node-id, --node-url, --cluster-token, and their PITH_* variables) are checked here too. The
+// --node-id, --node-url, --cluster-token, --workspace-root, and their PITH_* variables) are checked
+// here too. The
 // parser and storeConfigFrom are tested directly; bin/pith (the compiled CLI, as a user runs it) for
 // the exit codes and the texts. What `store import/export` do is tested with the store, not here.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { parseCommandLine } from "../../src/cli/args.js";
 import { storeConfigFrom } from "../../src/cli/store-config.js";
@@ -46,6 +47,8 @@ function show(args: string[], r: Run): string {
 
 const TOOLS = ["--sandbox", "--sandbox-network", "--permission-mode", "--allow-outside-cwd"];
 const STORE = ["--store", "--node-id", "--node-url", "--cluster-token"];
+/** The daemon modes' node flags. */
+const NODE = ["--workspace-root"];
 const SWITCHES = new Set(["--json", "--stdio", "--continue", "--allow-outside-cwd"]);
 /** A valid value of each valued flag (the store ones with a postgres store given beside them). */
 const VALUE: Record<string, string> = {
@@ -65,16 +68,17 @@ const VALUE: Record<string, string> = {
   "--node-id": "node-1",
   "--node-url": "ws://127.0.0.1:9/rpc",
   "--cluster-token": "secret_1",
+  "--workspace-root": "/srv/work",
   "--out": "out.jsonl",
 };
 const ALL_FLAGS = [...new Set([...Object.keys(VALUE), ...SWITCHES])];
 
 /** Each command: the words that select it, a valid set of arguments, and the flags it takes (beside --log-level). */
 const TABLE: { name: string; words: string[]; args: string[]; flags: string[] }[] = [
-  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE] },
-  { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE] },
-  { name: "--mode json", words: ["--mode", "json"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE] },
-  { name: "acp", words: ["acp"], args: [], flags: [...TOOLS, ...STORE] },
+  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE] },
+  { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
+  { name: "--mode json", words: ["--mode", "json"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE] },
+  { name: "acp", words: ["acp"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
   { name: "demo", words: ["demo"], args: [], flags: [] },
   { name: "tree", words: ["tree"], args: ["f.jsonl"], flags: ["--json"] },
   { name: "context", words: ["context"], args: ["f.jsonl"], flags: ["--json"] },
@@ -148,6 +152,30 @@ test("the arguments of each command are counted; --help and --version win anywhe
   const origins = parseCommandLine(["serve", "--allow-origin", "http://a", "--allow-origin=http://b"]);
   assert.ok(origins.kind === "command");
   if (origins.kind === "command") assert.deepEqual(origins.all("--allow-origin"), ["http://a", "http://b"]);
+  const roots = parseCommandLine(["acp", "--workspace-root", "/a", "--workspace-root=/b"]);
+  assert.ok(roots.kind === "command");
+  if (roots.kind === "command") assert.deepEqual(roots.all("--workspace-root"), ["/a", "/b"]);
+});
+
+test("storeConfigFrom: --workspace-root (repeated) or PITH_WORKSPACE_ROOTS, absolute paths, only with a PostgreSQL store", () => {
+  const from = (flags: Record<string, string>, roots: string[], env: NodeJS.ProcessEnv = {}) => storeConfigFrom((f) => flags[f], env, (f) => (f === "--workspace-root" ? roots : []));
+  const pg = { "--store": "postgres://db/pith" };
+  const url = "postgres://db/pith";
+  assert.deepEqual(from(pg, []), { kind: "postgres", url }, "none given: undefined (any directory)");
+  assert.deepEqual(from(pg, ["/srv/a", "/srv/b/../c/", "/srv/a"]), { kind: "postgres", url, workspaceRoots: ["/srv/a", "/srv/c"] }, "resolved, once each");
+  const env = { PITH_WORKSPACE_ROOTS: ["/e/1", "", "/e/2"].join(delimiter) };
+  assert.deepEqual(from(pg, [], env), { kind: "postgres", url, workspaceRoots: ["/e/1", "/e/2"] }, "the variable, split at the path delimiter");
+  assert.deepEqual(from(pg, ["/flag"], env), { kind: "postgres", url, workspaceRoots: ["/flag"] }, "the flag wins over the variable");
+  assert.deepEqual(from(pg, [], { PITH_WORKSPACE_ROOTS: "" }), { kind: "postgres", url });
+  // a command that does not take the flag does not read the variable
+  assert.deepEqual(storeConfigFrom((f) => (pg as Record<string, string>)[f], env), { kind: "postgres", url });
+  // usage errors: a relative path, or the flag with the file store (the variable is then ignored)
+  assert.equal(from(pg, ["/ok", "rel/dir"]), "bad --workspace-root: rel/dir (an absolute path)");
+  assert.equal(from(pg, [""]), 'bad --workspace-root: "" (an absolute path)');
+  assert.equal(from(pg, [], { PITH_WORKSPACE_ROOTS: ["/ok", "./x"].join(delimiter) }), "bad PITH_WORKSPACE_ROOTS: ./x (an absolute path)");
+  assert.equal(from({}, ["/srv/a"]), "--workspace-root needs a PostgreSQL store (--store postgres://... or PITH_STORE)");
+  assert.equal(from({ "--store": "file" }, ["/srv/a"], { PITH_STORE: url }), "--workspace-root needs a PostgreSQL store (--store postgres://... or PITH_STORE)");
+  assert.deepEqual(from({}, [], env), { kind: "file" });
 });
 
 test("storeConfigFrom: the file store by default, a postgres URL from --store or PITH_STORE, the node settings checked", () => {
@@ -209,6 +237,10 @@ test("bin/pith: a misplaced, unknown or incomplete flag, a bad store, extra or m
     [["list", "--store", "file", "--cluster-token", "t"], /^pith: --cluster-token needs a PostgreSQL store/],
     [["--mode", "rpc", "--store", "mysql://x"], /^pith: bad --store: mysql:\/\/x /],
     [["acp", "--store", "postgres://db/x", "--node-id", "no/slash"], /^pith: bad --node-id: no\/slash/],
+    [["serve", "--workspace-root", "/srv/a"], /^pith: --workspace-root needs a PostgreSQL store/],
+    [["--mode", "json", "--workspace-root", "/srv/a", "hi"], /^pith: --workspace-root needs a PostgreSQL store/],
+    [["acp", "--store", "postgres://db/x", "--workspace-root", "/srv/a", "--workspace-root", "rel"], /^pith: bad --workspace-root: rel \(an absolute path\)\n/],
+    [["list", "--store", "postgres://db/x", "--workspace-root", "/srv/a"], /^pith: list does not take --workspace-root\n/],
     [["store", "export"], /^pith: store export takes one session id\n/],
     [["store", "import"], /^pith: store import needs at least one session file\n/],
     [["store", "frob"], /^pith: unknown store command: frob/],
@@ -230,6 +262,9 @@ test("bin/pith: a misplaced, unknown or incomplete flag, a bad store, extra or m
   const env = await pith(t, ["list"], { PITH_STORE: "sqlite" });
   assert.equal(env.status, 2, show(["list"], env));
   assert.match(env.stderr, /^pith: bad PITH_STORE: sqlite/);
+  const roots = await pith(t, ["--mode", "rpc"], { PITH_STORE: "postgres://db/x", PITH_WORKSPACE_ROOTS: "here" });
+  assert.equal(roots.status, 2, show(["--mode", "rpc"], roots));
+  assert.match(roots.stderr, /^pith: bad PITH_WORKSPACE_ROOTS: here \(an absolute path\)\n/);
   // the commands without a store ignore PITH_STORE
   const demo = await pith(t, ["demo"], { PITH_STORE: "sqlite" });
   assert.equal(demo.status, 0, show(["demo"], demo));
@@ -273,4 +308,9 @@ test("bin/pith: valid PostgreSQL store flags pass the usage checks (list goes on
   assert.notEqual(r.status, 2, show(args, r));
   assert.doesNotMatch(r.stderr, /usage:/, show(args, r));
   assert.equal(r.stdout, "", "no listing from a store that is not there");
+  // --workspace-root too: the daemon goes on to the store, and says it cannot reach it
+  const daemon = ["--mode", "rpc", "--store", "postgres://pith@127.0.0.1:1/pith", "--workspace-root", "/srv/a", "--workspace-root=/srv/b"];
+  const d = await pith(t, daemon, { PITH_WORKSPACE_ROOTS: "relative-but-ignored" });
+  assert.equal(d.status, 1, show(daemon, d));
+  assert.match(d.stderr, /cannot use the session store at postgres:\/\/pith@127\.0\.0\.1:1\/pith/, show(daemon, d));
 });

@@ -9,7 +9,7 @@
 // Tables: sessions (the header line and the fields a listing shows), entries (every entry line
 // of every session, exactly as written, numbered by a contiguous per-session seq, with the epoch
 // of the owner that wrote it), owners (who may write a session: the fencing token), nodes (the
-// daemons, for later: liveness and redirects). Migrations are append-only: never edit one that
+// daemons: liveness, redirects, and (version 2) the workspace roots each reaches). Migrations are append-only: never edit one that
 // shipped, add the next version.
 import type { Pool } from "pg";
 
@@ -57,6 +57,12 @@ export const MIGRATIONS: readonly Migration[] = [
         last_seen timestamptz NOT NULL DEFAULT now()
       );
     `,
+  },
+  {
+    version: 2,
+    name: "nodes.roots",
+    // the workspace roots a node reaches (--workspace-root); NULL: it did not say, so any directory
+    sql: `ALTER TABLE nodes ADD COLUMN roots text[];`,
   },
 ];
 

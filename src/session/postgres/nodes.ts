@@ -2,7 +2,7 @@
 //
 // A node registers (registerNode): it opens a connection of its own, takes a session-level
 // advisory lock keyed by its node id on it and keeps both for as long as it lives, and upserts its
-// row in `nodes` (id, url, last_seen). It heartbeats every few seconds (DEFAULT_HEARTBEAT_MS) on
+// row in `nodes` (id, url, roots, last_seen). It heartbeats every few seconds (DEFAULT_HEARTBEAT_MS) on
 // that connection: last_seen = now(), but only while it holds the lock (re-taking it first if the
 // connection or the server went away), so a last_seen written after the server started proves
 // the node held its lock in this server's lifetime.
@@ -56,6 +56,8 @@ export class NodeLockHeld extends Error {
 export interface NodeOptions {
   /** the URL other nodes redirect clients to */
   url?: string;
+  /** the workspace roots this node reaches (absolute); undefined: it does not say (stored NULL: any directory) */
+  roots?: string[];
   /** heartbeat period (default 3 s); 0: no timer, the caller calls beat() */
   heartbeatMs?: number;
   /** errors of background heartbeats (default: ignored; the next beat retries) */
@@ -77,13 +79,13 @@ export interface NodePresence {
 const LOCK = "pg_try_advisory_lock($2::int, hashtext($1))";
 
 /** Holds the lock if it can, then, only if it does, records last_seen; returns whether it holds it. */
-async function lockAndTouch(client: Client, nodeId: string, url: string | null): Promise<boolean> {
+async function lockAndTouch(client: Client, nodeId: string, url: string | null, roots: string[] | null): Promise<boolean> {
   const res = await client.query<{ held: boolean }>(
     `WITH l AS (SELECT ${LOCK} AS held),
-          up AS (INSERT INTO nodes (id, url, last_seen) SELECT $1, $3, now() FROM l WHERE l.held
-                 ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, last_seen = EXCLUDED.last_seen)
+          up AS (INSERT INTO nodes (id, url, roots, last_seen) SELECT $1, $3, $4::text[], now() FROM l WHERE l.held
+                 ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, roots = EXCLUDED.roots, last_seen = EXCLUDED.last_seen)
      SELECT held FROM l`,
-    [nodeId, NODE_LOCK_CLASS, url],
+    [nodeId, NODE_LOCK_CLASS, url, roots],
   );
   return res.rows[0].held;
 }
@@ -95,6 +97,7 @@ async function lockAndTouch(client: Client, nodeId: string, url: string | null):
 export async function registerNode(config: ClientConfig, nodeId: string, opts: NodeOptions = {}): Promise<NodePresence> {
   const pg = (await import("pg")).default;
   let url = opts.url ?? null;
+  const roots = opts.roots ?? null;
   const onError = opts.onError ?? (() => {});
   let client: Client | undefined;
   let held = false;
@@ -122,7 +125,7 @@ export async function registerNode(config: ClientConfig, nodeId: string, opts: N
     try {
       client ??= await connect();
       // re-taking a held session lock would stack a second hold: only when not held
-      held = held ? (await client.query("UPDATE nodes SET last_seen = now() WHERE id = $1", [nodeId]), true) : await lockAndTouch(client, nodeId, url);
+      held = held ? (await client.query("UPDATE nodes SET last_seen = now() WHERE id = $1", [nodeId]), true) : await lockAndTouch(client, nodeId, url, roots);
     } catch (err) {
       held = false;
       const c = client;

@@ -26,6 +26,7 @@ import { redactUrl } from "./redact-url.js";
 import { openPool } from "./pool.js";
 import { createSession } from "./sessions.js";
 import { prepareSpoolDir, spoolPath, writeSpool } from "./spool.js";
+import { cannotCreate, checkReach, covers } from "./workspace-roots.js";
 
 export interface PgStoreOptions {
   /** postgres://user:password@host:port/db */
@@ -40,6 +41,8 @@ export interface PgStoreOptions {
   leaseMs?: number;
   heartbeatMs?: number;
   deadAfterMs?: number;
+  /** the directories (absolute) this node reaches: it takes only sessions whose cwd is under one; undefined: any */
+  workspaceRoots?: string[];
 }
 
 
@@ -71,6 +74,7 @@ export class PgSessionStore implements SessionStore {
       const nodeId = options.nodeId ?? defaultNodeId();
       const node = await registerNode({ connectionString: options.url }, nodeId, {
         url: options.nodeUrl,
+        roots: options.workspaceRoots,
         heartbeatMs: options.heartbeatMs,
         onError: (err) => log.warn({ err }, "the node heartbeat failed; retrying"),
       });
@@ -89,14 +93,18 @@ export class PgSessionStore implements SessionStore {
 
   async create(options: { cwd: string }): Promise<SessionFile> {
     const header: SessionHeader = { type: "session", version: CURRENT_SESSION_VERSION, id: randomUUID(), timestamp: new Date().toISOString(), cwd: resolve(options.cwd) };
+    if (!covers(this.options.workspaceRoots, header.cwd)) throw cannotCreate(header.cwd, this.options.workspaceRoots ?? []);
     await createSession(this.pool, header);
     return this.open({ sessionId: header.id });
   }
 
   async open(ref: SessionRef): Promise<SessionFile> {
     const sessionId = this.idOf(ref);
-    const row = await this.pool.query<{ header: string; has_first: boolean }>("SELECT header, first_message IS NOT NULL AS has_first FROM sessions WHERE id = $1", [sessionId]);
+    const row = await this.pool.query<{ header: string; cwd: string; has_first: boolean }>("SELECT header, cwd, first_message IS NOT NULL AS has_first FROM sessions WHERE id = $1", [sessionId]);
     if (row.rows.length === 0) throw notFound(sessionId);
+    // its tools run in its cwd on this node's file system: taken only by a node that reaches it
+    const { workspaceRoots: roots, deadAfterMs } = this.options;
+    await checkReach(this.pool, { sessionId, cwd: row.rows[0].cwd, selfId: this.nodeId, roots, deadAfterMs });
     const own = await this.take(sessionId);
     const file = spoolPath(this.options.spoolDir, sessionId);
     let sink: PgSink | undefined;
