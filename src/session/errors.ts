@@ -11,7 +11,8 @@ export type SessionErrorCode =
   | "ReadOnly" // a write to a session opened read-only
   | "InvalidEntry" // an entry that cannot be appended (bad shape)
   | "SessionNotFound" // no such file
-  | "SessionMoved"; // a shared store's session another node owns (or took from this one): data.owner says which
+  | "SessionMoved" // a shared store's session another node owns (or took from this one): data.owner says which
+  | "CwdUnreachable"; // a shared store's session whose cwd this node does not reach (its workspace roots)
 
 export class SessionError extends Error {
   constructor(

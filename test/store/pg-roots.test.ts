@@ -1,6 +1,6 @@
 // Workspace roots (docs/fleet.md): a node takes a session only when it reaches the session's cwd.
 // Otherwise its open names a live node that does (SessionMoved, which the RPC layer relays to), or
-// says nobody does (NotASession, reason CwdUnreachable); it creates sessions only where it reaches.
+// says nobody does (CwdUnreachable); it creates sessions only where it reaches.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -83,8 +83,8 @@ test("a node opens only sessions whose cwd it reaches: else it names a live node
   await c.close();
   for (const n of [a, b]) {
     await assert.rejects(n.open({ sessionId: idC }), (err: Err) => {
-      assert.equal(err.code, "NotASession", String(err.message));
-      assert.deepEqual(err.data, { sessionId: idC, cwd: dirC, reason: "CwdUnreachable" });
+      assert.equal(err.code, "CwdUnreachable", String(err.message));
+      assert.deepEqual(err.data, { sessionId: idC, cwd: dirC });
       assert.match(String(err.message), /which this node does not reach \(its workspace roots: .*\) and no live node that does is known/);
       return true;
     });
@@ -92,11 +92,11 @@ test("a node opens only sessions whose cwd it reaches: else it names a live node
 
   // a node creates sessions only where it reaches
   await assert.rejects(a.create({ cwd: dirB }), (err: Err) => {
-    assert.equal(err.code, "NotASession", String(err.message));
-    assert.deepEqual(err.data, { cwd: dirB, reason: "CwdUnreachable" });
+    assert.equal(err.code, "CwdUnreachable", String(err.message));
+    assert.deepEqual(err.data, { cwd: dirB });
     return true;
   });
-  await assert.rejects(a.create({ cwd: dirA + "x" }), (err: Err) => err.code === "NotASession");
+  await assert.rejects(a.create({ cwd: dirA + "x" }), (err: Err) => err.code === "CwdUnreachable");
   const count = await a.db.query<{ n: string }>("SELECT count(*) AS n FROM sessions");
   assert.equal(Number(count.rows[0].n), 3, "nothing stored by the refused creates");
 });

@@ -42,12 +42,12 @@ function rootsText(roots: readonly string[]): string {
 
 /** Refusing to create a session in a directory this node does not reach. */
 export function cannotCreate(cwd: string, roots: readonly string[]): SessionError {
-  return new SessionError("NotASession", `cannot create a session in ${cwd}: this node does not reach it (its workspace roots: ${rootsText(roots)})`, { cwd, reason: "CwdUnreachable" });
+  return new SessionError("CwdUnreachable", `cannot create a session in ${cwd}: this node does not reach it (its workspace roots: ${rootsText(roots)})`, { cwd });
 }
 
 /**
  * Before this node takes a session: nothing if it reaches `cwd`; else SessionMoved naming a live
- * node that does (the RPC layer relays the client there), or NotASession (reason CwdUnreachable).
+ * node that does (the RPC layer relays the client there), or CwdUnreachable.
  */
 export async function checkReach(pool: Pool, o: { sessionId: string; cwd: string; selfId: string; roots: readonly string[] | undefined; deadAfterMs?: number }): Promise<void> {
   if (covers(o.roots, o.cwd)) return;
@@ -58,8 +58,8 @@ export async function checkReach(pool: Pool, o: { sessionId: string; cwd: string
     throw new SessionError("SessionMoved", `session ${sessionId} works in ${cwd}, which this node does not reach: node ${other.nodeId} (${other.url}) does`, { sessionId, owner });
   }
   throw new SessionError(
-    "NotASession",
+    "CwdUnreachable",
     `session ${sessionId} works in ${cwd}, which this node does not reach (its workspace roots: ${rootsText(o.roots ?? [])}) and no live node that does is known`,
-    { sessionId, cwd, reason: "CwdUnreachable" },
+    { sessionId, cwd },
   );
 }
