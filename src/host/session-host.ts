@@ -216,7 +216,8 @@ export class SessionHost {
    * so opening a 100 MB session does not stall the daemon's other sessions.
    */
   open(ref: SessionRef): Promise<LiveSession> {
-    const key = "sessionId" in ref ? ref.sessionId : ref.sessionFile;
+    // one key per session where the store can tell (its id and `pg:<id>` are one session)
+    const key = "sessionId" in ref ? ref.sessionId : (this.store.sessionIdOf?.(ref) ?? ref.sessionFile);
     for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
     let pending = this.opening.get(key);
     if (!pending) {

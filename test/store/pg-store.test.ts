@@ -12,6 +12,7 @@ import type { SessionOwner } from "../../src/session/durable-sink.js";
 import { readEntries, takeOwnership } from "../../src/session/postgres/ownership.js";
 import { exportSession, insertSession, readSessionLines } from "../../src/session/postgres/pg-interop.js";
 import { PgSessionStore } from "../../src/session/postgres/pg-store.js";
+import { SessionHost } from "../../src/host/session-host.js";
 import { SessionFile } from "../../src/session/session-file.js";
 import { copyFixture, fixtureSkip } from "../support/fixture.js";
 import { openWithPi } from "../support/pi.js";
@@ -161,4 +162,19 @@ test("a commit whose answer was lost, retried with more lines queued since: the 
   const rows = await readEntries(a.db, f.sessionId);
   assert.deepEqual(rows.map((r) => JSON.parse(r.line).message.content), ["one", "two", "three"]);
   assert.deepEqual(rows.map((r) => r.seq), [1, 2, 3]);
+});
+
+test("a session asked for by its id and by its pg: name at once is taken once", { skip: postgresSkip, timeout: 60_000 }, async (t) => {
+  const server = await startPostgres(t);
+  const a = await node(t, server);
+  const created = await a.create({ cwd: temp("pith-cwd-") });
+  const id = created.sessionId;
+  await created.closeAsync();
+  const home = temp("pith-home-");
+  const host = new SessionHost({ sessionsDir: join(home, "sessions"), store: a, logger: createLogger("silent"), env: { PITH_HOME: home } });
+  t.after(() => host.shutdown());
+  const [byId, byName] = await Promise.all([host.open({ sessionId: id }), host.open({ sessionFile: `pg:${id}` })]);
+  assert.equal(byId, byName, "one live session");
+  const owner = await a.db.query<{ epoch: string; node_id: string }>("SELECT epoch, node_id FROM owners WHERE session_id = $1", [id]);
+  assert.deepEqual(owner.rows.map((r) => [Number(r.epoch), r.node_id]), [[2, a.nodeId]], "taken once after its creation's take: no second take fenced the first");
 });

@@ -175,12 +175,18 @@ export class PgSessionStore implements SessionStore {
     return res.rows[0]?.url ?? undefined;
   }
 
+  sessionIdOf(ref: SessionRef): string | undefined {
+    if ("sessionId" in ref) return ref.sessionId;
+    return ref.sessionFile.startsWith(PG_LOCATOR_PREFIX) ? ref.sessionFile.slice(PG_LOCATOR_PREFIX.length) : undefined;
+  }
+
   /** A session id from a ref: the id, or `pg:<id>`; a file path is not something this store holds. */
   private idOf(ref: SessionRef): string {
-    if ("sessionId" in ref) return ref.sessionId;
-    if (ref.sessionFile.startsWith(PG_LOCATOR_PREFIX)) return ref.sessionFile.slice(PG_LOCATOR_PREFIX.length);
-    throw new SessionError("NotASession", `this daemon keeps sessions in PostgreSQL, not in files: bring ${ref.sessionFile} in with \`pith store import\`, then open it by id`, {
-      file: ref.sessionFile,
+    const id = this.sessionIdOf(ref);
+    if (id !== undefined) return id;
+    const file = (ref as { sessionFile: string }).sessionFile;
+    throw new SessionError("NotASession", `this daemon keeps sessions in PostgreSQL, not in files: bring ${file} in with \`pith store import\`, then open it by id`, {
+      file,
       reason: "StoreHasNoFiles",
     });
   }
