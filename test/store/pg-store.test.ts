@@ -158,6 +158,7 @@ test("a commit whose answer was lost, retried with more lines queued since: the 
   f.appendMessage(user("one"));
   await f.flushed();
   assert.ok(cut, "the answer of the first commit was lost");
+  await f.flushed(); // now also the two lines written while it was lost
   assert.equal(f.sink!.fenced, undefined);
   const rows = await readEntries(a.db, f.sessionId);
   assert.deepEqual(rows.map((r) => JSON.parse(r.line).message.content), ["one", "two", "three"]);
