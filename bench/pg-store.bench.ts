@@ -94,6 +94,22 @@ interface OpenFigures {
   parts: { takeMs: number; spoolMs: number; fetchMs: number; serverMs: number };
 }
 
+/** Times an open and the first context after it; checks the entry count; closes. */
+async function openAndContext(what: string, n: number, open: () => Promise<SessionFile>, close: (f: SessionFile) => unknown): Promise<{ openMs: number; contextMs: number; messages: number }> {
+  collectGarbage();
+  let t0 = performance.now();
+  const f = await open();
+  const openMs = performance.now() - t0;
+  try {
+    if (f.entryCount !== n) throw new Error(`${what}: ${f.entryCount} entries, expected ${n}`);
+    t0 = performance.now();
+    const messages = f.buildContext().messages.length;
+    return { openMs, contextMs: performance.now() - t0, messages };
+  } finally {
+    await close(f);
+  }
+}
+
 async function openBench(store: PgSessionStore, dir: string, shape: ShapeName, n: number): Promise<OpenFigures> {
   const pool = store.db;
   const s = generate(dir, shape, n);
@@ -114,18 +130,8 @@ async function openBench(store: PgSessionStore, dir: string, shape: ShapeName, n
     const got: Record<keyof typeof ms, number> = { fileOpen: 0, fileContext: 0, select: 0, pgOpen: 0, pgContext: 0, take: 0, spool: 0, fetch: 0, server: 0 };
 
     // (b) the JSONL file on local disk
-    collectGarbage();
-    let t0 = performance.now();
-    const f = await SessionFile.openAsync(s.file);
-    got.fileOpen = performance.now() - t0;
-    try {
-      if (f.entryCount !== n) throw new Error(`file open: ${f.entryCount} entries, expected ${n}`);
-      t0 = performance.now();
-      fileContext = f.buildContext().messages.length;
-      got.fileContext = performance.now() - t0;
-    } finally {
-      f.close();
-    }
+    const file = await openAndContext("file open", n, () => SessionFile.openAsync(s.file), (f) => f.close());
+    [got.fileOpen, got.fileContext, fileContext] = [file.openMs, file.contextMs, file.messages];
 
     // (c) one plain SELECT of every line, same pool
     collectGarbage();
@@ -134,19 +140,9 @@ async function openBench(store: PgSessionStore, dir: string, shape: ShapeName, n
       if (res.rows.length !== n) throw new Error(`plain SELECT: ${res.rows.length} rows, expected ${n}`);
     }); // (the rows are garbage once it returns, not held through the next measurement)
 
-    // (a) PgSessionStore.open: take + spool + scan
-    collectGarbage();
-    t0 = performance.now();
-    const p = await store.open({ sessionId: s.id });
-    got.pgOpen = performance.now() - t0;
-    try {
-      if (p.entryCount !== n) throw new Error(`pg open: ${p.entryCount} entries, expected ${n}`);
-      t0 = performance.now();
-      pgContext = p.buildContext().messages.length;
-      got.pgContext = performance.now() - t0;
-    } finally {
-      await p.closeAsync(); // releases the session
-    }
+    // (a) PgSessionStore.open: take + spool + scan (closing releases the session)
+    const pg = await openAndContext("pg open", n, () => store.open({ sessionId: s.id }), (p) => p.closeAsync());
+    [got.pgOpen, got.pgContext, pgContext] = [pg.openMs, pg.contextMs, pg.messages];
     if (pgContext !== fileContext) throw new Error(`${shape}: the context has ${pgContext} messages from PostgreSQL, ${fileContext} from the file`);
 
     // Where the open's time goes, each part alone. The scan of the spool is the file open above

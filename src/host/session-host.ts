@@ -287,9 +287,8 @@ export class SessionHost {
 
   /** Resolves once what the session stored so far is durable (at once on the file store); SessionMoved if it was taken. */
   async durable(sessionId: string): Promise<void> {
-    await this.sessions.get(sessionId)?.file.flushed().catch((err) => {
-      throw hostErrorOf(err) ?? err;
-    });
+    const file = this.sessions.get(sessionId)?.file;
+    if (file) await this.storeCall(() => file.flushed());
   }
 
   /** A store call whose errors are the protocol's. */

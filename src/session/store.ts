@@ -29,7 +29,7 @@ export interface SessionStore {
   fork(from: SessionFile, entryId: string): Promise<SessionFile>;
   /** The session id a ref names, when the store can tell without reading (a shared store's `pg:<id>`). */
   sessionIdOf?(ref: SessionRef): string | undefined;
-  /** A shared store: where other nodes reach this daemon, once it listens (a no-op when it was configured). */
+  /** A shared store: where other nodes reach this daemon, learnt once it listens (when no URL was configured). */
   advertise?(url: string): Promise<void>;
   /** Ends the store's own work (a shared store: its node's presence and connections). Sessions are closed first by the host. */
   close(): Promise<void>;

@@ -25,17 +25,16 @@ export interface SessionLines {
   modified?: string;
 }
 
-const parse = (text: string): Record<string, unknown> | undefined => parseObject(text) ?? undefined;
 
 /** A session file's text as lines, migrated to v3 if older. NotASession if line 1 is not a session header. */
 export function sessionLinesOf(text: string, file: string): SessionLines {
   let lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
-  const header = parse(lines[0] ?? "");
+  const header = parseObject(lines[0] ?? "");
   if (!isHeader(header)) throw new SessionError("NotASession", `not a session file (its first line is not a session header): ${file}`, { file });
   if (fileVersion(header) < CURRENT_SESSION_VERSION) {
     const parsed: FileLine[] = lines.map((l) => {
-      const json = parse(l);
+      const json = parseObject(l);
       return json ? { json } : { raw: l };
     });
     lines = serializeLines(migrateLines(parsed)).split("\n");
@@ -44,7 +43,7 @@ export function sessionLinesOf(text: string, file: string): SessionLines {
   const out: SessionLines = { header: lines[0].replace(/\r$/, ""), entries: [], skipped: 0 };
   for (const raw of lines.slice(1)) {
     const line = raw.replace(/\r$/, "");
-    const e = parse(line);
+    const e = parseObject(line);
     if (!e || typeof e.id !== "string" || typeof e.type !== "string") {
       if (line.trim() !== "") out.skipped++;
       continue;
@@ -78,7 +77,7 @@ function listingOf(s: SessionLines): { name: string | null; firstMessage: string
  * open it at once. Returns its id; SessionError "InvalidEntry" if a session with that id exists.
  */
 export async function insertSession(pool: Pool, s: SessionLines): Promise<string> {
-  const header = parse(s.header) as { id: string; cwd?: unknown; timestamp: string };
+  const header = parseObject(s.header) as { id: string; cwd?: unknown; timestamp: string };
   const listing = listingOf(s);
   const client = await pool.connect();
   let failed: Error | undefined;

@@ -96,9 +96,7 @@ export class PgSink implements DurableSink {
       if ((await Promise.race([this.flushing, gaveUp])) === "timeout") {
         this.abandoned = true;
         this.options.logger.error({ sessionId: this.own.sessionId, lines: this.queue.length }, "closing with lines the session store never confirmed: they are lost");
-        const waiting = this.waiters;
-        this.waiters = [];
-        for (const w of waiting) w.reject(new SessionError("SessionClosed", `session ${this.own.sessionId} closed before the store confirmed its last lines`));
+        this.rejectWaiters(new SessionError("SessionClosed", `session ${this.own.sessionId} closed before the store confirmed its last lines`));
         return;
       }
       clearTimeout(timer);
@@ -185,10 +183,14 @@ export class PgSink implements DurableSink {
     this.fenced = { nodeId: owner?.nodeId ?? null, ...(url ? { url } : {}), ...(owner ? { epoch: owner.epoch } : {}) };
     this.flushing = null;
     this.options.logger.warn({ sessionId: this.own.sessionId, owner: this.fenced, lost: this.queue.length }, "fenced: another node owns the session now");
+    this.rejectWaiters(this.movedError());
+    for (const l of this.fenceListeners) l(this.fenced);
+  }
+
+  private rejectWaiters(err: Error): void {
     const waiting = this.waiters;
     this.waiters = [];
-    for (const w of waiting) w.reject(this.movedError());
-    for (const l of this.fenceListeners) l(this.fenced);
+    for (const w of waiting) w.reject(err);
   }
 
   private movedError(): SessionError {

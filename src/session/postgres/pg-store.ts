@@ -129,9 +129,8 @@ export class PgSessionStore implements SessionStore {
     return listStoredSessions(this.pool, options);
   }
 
-  /** Where this node is reached, once the daemon listens; a URL given in the options (--node-url) stays. */
-  async advertise(url: string): Promise<void> {
-    if (this.options.nodeUrl === undefined) await this.node.setUrl(url);
+  advertise(url: string): Promise<void> {
+    return this.node.setUrl(url);
   }
 
   /** Taken first (refused while a live node owns it), so no writer is left appending to what is deleted. */
