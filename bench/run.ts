@@ -7,6 +7,7 @@ import { runClientReadBench } from "./client-read.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
+import { runHostileLoadsBench } from "./hostile-loads.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
 import { runPgStoreBench } from "./pg-store.bench.js";
 import { runShapesBench } from "./shapes.bench.js";
@@ -30,7 +31,14 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
     },
   },
   { name: "daemon", run: () => runDaemonBench() },
-  { name: "hardening", run: () => runHardeningBench() },
+  {
+    name: "hardening",
+    run: async () => {
+      await runHardeningBench();
+      await runHostileLoadsBench();
+    },
+  },
+  { name: "hostile", run: () => runHostileLoadsBench() },
   { name: "shapes", run: () => runShapesBench() },
   { name: "client", run: () => runClientReadBench() },
   { name: "acp", run: () => runAcpBench() },

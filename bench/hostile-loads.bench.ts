@@ -1,0 +1,163 @@
+// Hostile loads: does the daemon keep answering another session while one session's model (or
+// another local user) does its worst? For each load, session B's getState round trips are timed
+// from the moment the load starts until it ends, beside the same daemon idle (the baseline, in
+// the same run). Target: p99 under 50 ms during every load.
+//   fork storm        the model's bash starts processes until the sandbox's limit refuses one
+//   300 MB output     the model's bash prints 300 MB (cut for the model, spilled, capped)
+//   100 MB line       the model reads a file holding one 100 MB line of text
+//   300k-file find    the model's find walks 300,000 files
+//   1,000 idle sockets another local user opens TCP connections to `pith serve` and says nothing
+import { spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { asEvent, FLOW_SETTINGS, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon } from "../test/support/daemon-client.js";
+import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
+import { round, table } from "./util.js";
+
+interface Times {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+function summarize(ms: number[]): Times {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(s.length * q))] ?? NaN;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? NaN };
+}
+
+/** getState round trips on `sessionId` until `until` settles (at least `min` of them). */
+async function sampleWhile(peer: RpcPeer, sessionId: string, until: Promise<unknown>, min = 50): Promise<Times> {
+  let done = false;
+  void until.finally(() => (done = true));
+  const ms: number[] = [];
+  while (!done || ms.length < min) {
+    const t0 = performance.now();
+    await peer.request("getState", { sessionId });
+    ms.push(performance.now() - t0);
+  }
+  return summarize(ms);
+}
+
+class Hooks {
+  private fns: (() => unknown)[] = [];
+  after(fn: () => unknown): void {
+    this.fns.push(fn);
+  }
+  async run(): Promise<void> {
+    for (const fn of this.fns.splice(0).reverse()) await fn();
+  }
+}
+
+interface Rig {
+  d: ServeDaemon;
+  peer: RpcPeer;
+  cwd: string;
+  a: string;
+  b: string;
+}
+
+/** One tool call by session A's model; resolves when the tool has ended (and says how). */
+async function toolLoad(rig: Rig, fake: FakeAnthropic, tool: string, args: object): Promise<{ times: Times; isError: boolean; text: string }> {
+  fake.enqueue(toolUseReply(tool, args), textReply("done"));
+  const from = rig.peer.mark();
+  await rig.peer.request("prompt", { sessionId: rig.a, text: tool });
+  await rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "tool_execution_start", "tool start", from, 60_000);
+  const end = rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "tool_execution_end", "tool end", from, 600_000);
+  const times = await sampleWhile(rig.peer, rig.b, end);
+  const ev = asEvent(await end, "tool_execution_end");
+  await rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "agent_end", "agent_end", from, 60_000);
+  const text = JSON.stringify(ev.result ?? "").slice(0, 200);
+  return { times, isError: ev.isError === true, text };
+}
+
+function writeLongLine(file: string, bytes: number): void {
+  const fd = openSync(file, "w");
+  const chunk = Buffer.alloc(1 << 20, "x");
+  for (let left = bytes; left > 0; left -= chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, left));
+  writeSync(fd, "\n");
+  closeSync(fd);
+}
+
+function makeTree(root: string, dirs: number, perDir: number): void {
+  const script = `for d in $(seq 0 ${dirs - 1}); do mkdir -p "t/d$d" && (cd "t/d$d" && touch $(seq -f 'f%g.txt' 0 ${perDir - 1})); done`;
+  const r = spawnSync("bash", ["-c", script], { cwd: root, stdio: "ignore" });
+  if (r.status !== 0) throw new Error("could not make the tree");
+}
+
+async function idleSockets(rig: Rig, count: number): Promise<{ times: Times; open: number }> {
+  const sockets: Socket[] = [];
+  await Promise.all(
+    Array.from({ length: count }, () =>
+      new Promise<void>((resolve) => {
+        const s = connect(rig.d.port, "127.0.0.1", () => resolve());
+        s.on("error", () => resolve());
+        s.on("close", () => resolve());
+        sockets.push(s);
+      }),
+    ),
+  );
+  const open = sockets.filter((s) => !s.destroyed && s.readyState === "open").length;
+  const ms: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const t0 = performance.now();
+    await rig.peer.request("getState", { sessionId: rig.b });
+    ms.push(performance.now() - t0);
+  }
+  for (const s of sockets) s.destroy();
+  return { times: summarize(ms), open };
+}
+
+export async function runHostileLoadsBench(): Promise<void> {
+  const fake = await startFakeAnthropic();
+  const hooks = new Hooks();
+  const home = mkdtempSync(join(tmpdir(), "pith-bench-home-"));
+  const cwd = mkdtempSync(join(tmpdir(), "pith-bench-cwd-"));
+  try {
+    writeSettings(home, FLOW_SETTINGS);
+    writeLongLine(join(cwd, "line.txt"), 100 * 1024 * 1024);
+    makeTree(cwd, 300, 1000);
+    const d = await startServeDaemon(hooks, { home, fake, cwd, stdio: true });
+    const peer = d.peer!;
+    await peer.initialize();
+    const a = (await peer.request("createSession", { cwd })).sessionId;
+    const b = (await peer.request("createSession", { cwd })).sessionId;
+    const rig: Rig = { d, peer, cwd, a, b };
+    const idle = await sampleWhile(peer, b, Promise.resolve(), 1000);
+    const rows: [string, Times, string][] = [];
+    const storm = await toolLoad(rig, fake, "bash", { command: "for i in $(seq 1 1500); do sleep 3 & done; wait", timeout: 60 });
+    rows.push(["fork storm (1,500 sleeps)", storm.times, storm.isError ? "refused" : "ran"]);
+    const flood = await toolLoad(rig, fake, "bash", { command: "yes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 300000000", timeout: 120 });
+    rows.push(["300 MB of output", flood.times, flood.isError ? "cut, error" : "cut"]);
+    const line = await toolLoad(rig, fake, "read", { path: "line.txt" });
+    rows.push(["read of a 100 MB line", line.times, line.isError ? "error" : "shown in part"]);
+    const find = await toolLoad(rig, fake, "find", { pattern: "**/*.txt" });
+    rows.push(["find over 300,000 files", find.times, find.isError ? "error" : "listed in part"]);
+    const sockets = await idleSockets(rig, 1000);
+    rows.push(["1,000 idle sockets", sockets.times, `${sockets.open} held open`]);
+    console.log("another session's getState while one hostile load runs (ms):");
+    console.log(
+      table([
+        ["load", "n", "p50", "p99", "max", "p99 / idle p99", "outcome"],
+        ["idle (baseline)", idle.n, round(idle.p50, 2), round(idle.p99, 2), round(idle.max, 2), 1, ""],
+        ...rows.map(([name, t, outcome]) => [name, t.n, round(t.p50, 2), round(t.p99, 2), round(t.max, 2), round(t.p99 / idle.p99, 1), outcome]),
+      ]),
+    );
+    console.log(
+      JSON.stringify({
+        hostileLoads: {
+          idle: { p50: round(idle.p50, 2), p99: round(idle.p99, 2) },
+          ...Object.fromEntries(rows.map(([name, t]) => [name, { n: t.n, p50: round(t.p50, 2), p99: round(t.p99, 2), max: round(t.max, 2) }])),
+        },
+      }),
+    );
+  } finally {
+    await hooks.run();
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
