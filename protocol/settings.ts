@@ -59,14 +59,36 @@ export const Settings = z.object({
     .object({
       /** default: "workspace-write" where bubblewrap works, else "off" */
       mode: SandboxMode,
-      /** network access for sandboxed commands (default true) */
+      /**
+       * network access for sandboxed commands (default false). When true, commands get their own
+       * network namespace with outbound access but no path to the host's loopback (slirp4netns or
+       * pasta); without either tool, true shares the host's network and the daemon says so.
+       */
       network: z.boolean(),
       /** more directories sandboxed commands may write (absolute, or ~/...) */
       writableRoots: z.array(z.string().min(1)),
+      /** what one sandboxed command may use; past a limit the command is killed with a tool error */
+      limits: z
+        .object({
+          /** processes (and threads) at once (default 512) */
+          processes: z.int().positive(),
+          /** memory in MiB (default 4096) */
+          memoryMB: z.int().positive(),
+          /** combined output in MiB (default 100): the command is killed past it */
+          outputMB: z.int().positive(),
+          /** the private /tmp's size in MiB (default 512) */
+          tmpMB: z.int().positive(),
+        })
+        .partial(),
     })
     .partial()
     .optional(),
-  /** more environment variable names kept from tool processes (pith's own secrets always are) */
+  /**
+   * more environment variable names tool processes get, beside the fixed allow-list (PATH, HOME,
+   * USER, SHELL, LANG, LC_*, TERM, TMPDIR, TZ, ...); only from the user's own settings or a flag
+   */
+  allowEnv: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/)).optional(),
+  /** environment variable names never given to tool processes, even when allowed */
   secretEnv: z.array(z.string().min(1)).optional(),
 });
 

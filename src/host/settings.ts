@@ -20,9 +20,9 @@ export type { SettingsWarning };
 
 /**
  * Keys only the user (their settings file, a flag) may set: each widens what the model's tools
- * may reach (outside the cwd, without asking, outside the sandbox).
+ * may reach (outside the cwd, without asking, outside the sandbox, the daemon's environment).
  */
-export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox"] as const satisfies readonly (keyof Settings)[];
+export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv"] as const satisfies readonly (keyof Settings)[];
 
 export class SettingsError extends Error {
   constructor(
