@@ -12,6 +12,11 @@
 // - One that has sent no HTTP request within `timeoutMs` of connecting is closed. Node's own
 //   timeouts (headersTimeout, requestTimeout: ws-server.ts) never fire for a socket that sends
 //   nothing at all, nor for one that stalls inside the TLS handshake.
+//
+// No setrlimit (prlimit, `ulimit -n` in bin/pith) at start: Node already raises the soft limit
+// on open files to the hard one itself (a child started under `prlimit --nofile=1024:20000` has
+// 20000), and the hard limit cannot be raised without privilege. These caps are what keeps the
+// descriptors for the owner when the hard limit is small (1,024: the attack's machine).
 import type { Socket } from "node:net";
 import type { Logger } from "../log/logger.js";
 import { addressKey } from "./remote-address.js";
