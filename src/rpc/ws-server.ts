@@ -18,6 +18,7 @@ import { realpathSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import pino from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../log/logger.js";
@@ -154,7 +155,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     }),
   );
   // a TLS handshake that fails (a plain http:// client, a bad certificate) only concerns that client
-  server.on("tlsClientError", (err, socket) => {
+  server.on("tlsClientError", (err: Error, socket: Duplex) => {
     log.debug({ err }, "ws server: TLS handshake failed");
     socket.destroy();
   });
