@@ -5,11 +5,11 @@
 // all) are kept, the oldest closed first, and one that sends nothing is closed after 10 s: the
 // owner still initializes, creates a session and runs a prompt, and the idle sockets go away.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { after, before, test } from "node:test";
-import { agentEnd, byType, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, textOf, writeSettings } from "../support/daemon-client.js";
+import { agentEnd, BIN, byType, daemonEnv, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, TEST_TOKEN, textOf, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { tempDir } from "../support/tmp.js";
@@ -130,4 +130,23 @@ test("300 upgrade requests that never finish their headers, from 5 addresses: at
   while (closed.size < sockets.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   t.diagnostic(`all closed ${(performance.now() - t0).toFixed(0)} ms after the first was opened`);
   assert.equal(sockets.length - closed.size, 0);
+});
+
+test("the daemon runs with its soft limit on open files raised to the hard one (Node does it at start; pith relies on it)", { skip, timeout: 30_000 }, async (t) => {
+  const home = tempDir(t);
+  // prlimit execs bin/pith: the pid is the daemon's
+  const child = spawn("prlimit", ["--nofile=512:4096", BIN, "serve", "--port", "0", "--token", TEST_TOKEN], { cwd: home, env: daemonEnv({ home }), stdio: ["ignore", "ignore", "pipe"] });
+  t.after(() => child.kill("SIGKILL"));
+  let stderr = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      if (stderr.includes("pith serving on")) resolve();
+    });
+    child.once("close", () => reject(new Error(`serve exited early:\n${stderr}`)));
+  });
+  const line = readFileSync(`/proc/${child.pid}/limits`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("Max open files"));
+  assert.match(line ?? "", /^Max open files\s+4096\s+4096\s/);
 });
