@@ -57,6 +57,8 @@ const VALUE: Record<string, string> = {
   "--host": "127.0.0.1",
   "--port": "0",
   "--token": "tok",
+  "--tls-cert": "cert.pem",
+  "--tls-key": "key.pem",
   "--allow-origin": "http://a",
   "--idle-unload": "5",
   "--session": "s.jsonl",
