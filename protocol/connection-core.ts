@@ -24,7 +24,9 @@
 //   item (the client's transports: the concrete transport decides).
 
 /** One incoming item, as a reader hands it over. */
-export type IncomingItem = { kind: "message"; text: string } | { kind: "oversize"; bytes: number };
+export type IncomingItem = { kind: "message"; text: string } | OversizeItem;
+/** `id`: the message's id, when the reader could read it from the start of the message */
+export type OversizeItem = { kind: "oversize"; bytes: number; id?: string | number };
 
 export interface ConnectionCoreOptions {
   /** a handler threw; without this option the error propagates to the caller of receive() */
@@ -33,7 +35,7 @@ export interface ConnectionCoreOptions {
 
 export class ConnectionCore<CloseInfo = void> {
   private readonly messageHandlers: Array<(text: string) => void> = [];
-  private readonly oversizeHandlers: Array<(bytes: number) => void> = [];
+  private readonly oversizeHandlers: Array<(bytes: number, id?: string | number) => void> = [];
   private closeHandlers: Array<(info: CloseInfo) => void> = [];
   private backlog: IncomingItem[] = [];
   private flushScheduled = false;
@@ -65,9 +67,9 @@ export class ConnectionCore<CloseInfo = void> {
     this.push({ kind: "message", text });
   }
 
-  /** An incoming message over the size limit was discarded (`bytes` long). */
-  receiveOversize(bytes: number): void {
-    this.push({ kind: "oversize", bytes });
+  /** An incoming message over the size limit was discarded (`bytes` long; its id when known). */
+  receiveOversize(bytes: number, id?: string | number): void {
+    this.push(id === undefined ? { kind: "oversize", bytes } : { kind: "oversize", bytes, id });
   }
 
   /** The local side is closing: items that arrive from now on are dropped. */
@@ -93,7 +95,7 @@ export class ConnectionCore<CloseInfo = void> {
     if (this.messageHandlers.length === 1 && this.backlog.length > 0) this.scheduleFlush();
   }
 
-  onOversize(handler: (bytes: number) => void): void {
+  onOversize(handler: (bytes: number, id?: string | number) => void): void {
     this.oversizeHandlers.push(handler);
   }
 
@@ -131,7 +133,7 @@ export class ConnectionCore<CloseInfo = void> {
 
   private deliver(item: IncomingItem): void {
     if (item.kind === "message") for (const h of this.messageHandlers.slice()) this.call(h, item.text);
-    else for (const h of this.oversizeHandlers.slice()) this.call(h, item.bytes);
+    else for (const h of this.oversizeHandlers.slice()) this.call((it: OversizeItem) => h(it.bytes, it.id), item);
   }
 
   private call<A>(fn: (arg: A) => void, arg: A): void {

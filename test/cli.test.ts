@@ -338,7 +338,7 @@ test("serve on a port already in use says so and exits 1, without a stack trace"
   t.after(() => blocker.close());
   const port = (blocker.address() as { port: number }).port;
   const p = places(t);
-  const r = await pith(["serve", "--port", String(port), "--token", "tok"], p);
+  const r = await pith(["serve", "--port", String(port), "--token", "tok-0123456789abcdef"], p);
   assert.equal(r.status, 1, show(r));
   assert.match(r.stderr, new RegExp(`pith: cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
   assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");

@@ -3,11 +3,12 @@
 // closing, or SIGTERM, ends it after the sessions are closed (runs aborted and stored as aborted,
 // files synced, locks released), within a few seconds even if something hangs.
 import * as acp from "@agentclientprotocol/sdk";
-import { Readable, Writable } from "node:stream";
+import { Writable } from "node:stream";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
 import type { Settings } from "../host/settings.js";
 import { hostOrExit } from "./daemon.js";
+import { boundedAcpInput, SDK_MAX_MESSAGE_BYTES } from "./acp-stdin.js";
 import type { StoreConfig } from "./store-config.js";
 
 const SHUTDOWN_LIMIT_MS = 4_000;
@@ -24,7 +25,10 @@ export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   const { log } = opts;
   const host = await hostOrExit(log, 0, opts.flags, opts.store);
   if (!host) return 1;
-  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  // stdin through a bounded line reader (acp-stdin.ts): an oversize message is answered, not fatal.
+  // Its answer is one whole line on process.stdout, where the SDK also writes whole lines.
+  const input = boundedAcpInput(process.stdin, { log, answer: (line) => process.stdout.write(`${line}\n`) });
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input, { maxMessageBytes: SDK_MAX_MESSAGE_BYTES });
   const connection = acpAgent(host, log).connect(stream);
   let stopping: Promise<number> | undefined;
   const shutdown = (why: string): Promise<number> =>

@@ -16,6 +16,8 @@ const FLAGS: Record<string, FlagKind> = {
   "--host": "value",
   "--port": "value",
   "--token": "value",
+  "--tls-cert": "value",
+  "--tls-key": "value",
   "--allow-origin": "repeated",
   "--stdio": "switch",
   "--idle-unload": "value",
@@ -56,7 +58,7 @@ interface CommandSpec {
 const NONE = { args: [0, 0], argsError: "takes no arguments" } as const;
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
-  serve: { flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE], ...NONE },
+  serve: { flags: ["--host", "--port", "--token", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE], ...NONE },
   "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE, ...NODE], ...NONE },
   "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE], args: [0, Infinity], argsError: "" },
   acp: { flags: [...TOOLS, ...STORE, ...NODE], ...NONE },

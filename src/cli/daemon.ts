@@ -6,18 +6,20 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Settings } from "../host/settings.js";
 import { SessionHost } from "../host/session-host.js";
-import { generateToken, validToken, writeTokenFile } from "../rpc/auth.js";
+import { generateToken, writeTokenFile } from "../rpc/auth.js";
 import { RpcServer } from "../rpc/server.js";
 import { stdioConnection } from "../rpc/stdio-transport.js";
 import { startWsServer } from "../rpc/ws-server.js";
 import { defaultSessionsDir, pithHome } from "../session/paths.js";
 import { openStore } from "./open-store.js";
 import type { StoreConfig } from "./store-config.js";
+import { loadTlsFiles, type TlsFiles } from "./tls-files.js";
 
 export interface DaemonOptions {
   log: Logger;
   stdio: boolean;
-  serve?: { host: string; port: number; token?: string; allowedOrigins: string[] };
+  /** token: checked by the caller (checkTokenStrength), generated when absent; tls: the PEM files */
+  serve?: { host: string; port: number; token?: string; tls?: { cert: string; key: string }; allowedOrigins: string[] };
   idleUnloadMs?: number;
   /** settings from command-line flags (see main.ts) */
   flags?: Settings;
@@ -53,6 +55,15 @@ export async function hostOrExit(log: Logger, idleUnloadMs: number, flags: Setti
 /** Runs until shutdown; resolves with the exit code. */
 export async function runDaemon(opts: DaemonOptions): Promise<number> {
   const { log } = opts;
+  let tls: TlsFiles | undefined;
+  if (opts.serve?.tls) {
+    const loaded = loadTlsFiles(opts.serve.tls.cert, opts.serve.tls.key);
+    if (typeof loaded === "string") {
+      process.stderr.write(`pith: ${loaded}\n`);
+      return 1;
+    }
+    tls = loaded;
+  }
   const host = await hostOrExit(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0, opts.flags, opts.store);
   if (!host) return 1;
   const clusterToken = opts.store?.kind === "postgres" ? opts.store.clusterToken : undefined;
@@ -91,11 +102,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
     if (!opts.serve) conn.onClose(() => void shutdown("stdin closed"));
   }
   if (opts.serve) {
-    const token = opts.serve.token ?? process.env.PITH_TOKEN ?? generateToken();
-    if (!validToken(token)) {
-      log.error("the token must be non-empty and use only A-Z a-z 0-9 _ -");
-      return 2;
-    }
+    const token = opts.serve.token ?? generateToken();
     let ws: Awaited<ReturnType<typeof startWsServer>>;
     try {
       ws = await startWsServer({
@@ -105,6 +112,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
         allowedOrigins: opts.serve.allowedOrigins,
         staticDir: existsSync(WEB_DIR) ? WEB_DIR : undefined,
         clusterToken,
+        tls,
         logger: log,
         onConnection: (conn, info) => rpc.attach(conn, { fromNode: info.fromNode }),
       });
@@ -116,7 +124,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
       return 1;
     }
     closeWs = () => ws.close();
-    if (opts.store?.kind === "postgres" && !opts.store.nodeUrl) await advertise(host, opts.serve.host, ws.port, log);
+    if (opts.store?.kind === "postgres" && !opts.store.nodeUrl) await advertise(host, opts.serve.host, ws.port, tls !== undefined, log);
     const tokenFile = writeTokenFile(pithHome(), token);
     process.stderr.write(`pith serving on ${ws.url} (WebSocket at /rpc)\n  open: ${ws.url}/#token=${token}\n  token file: ${tokenFile}\n`);
     if (host.offline) process.stderr.write("  no ANTHROPIC_API_KEY: sessions run the offline scripted demo\n");
@@ -128,12 +136,12 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
  * On a PostgreSQL store without --node-url, the node advertises where it listens, so other nodes
  * can relay clients to it; an address that means "every interface" names no host to reach.
  */
-async function advertise(host: SessionHost, address: string, port: number, log: Logger): Promise<void> {
+async function advertise(host: SessionHost, address: string, port: number, secure: boolean, log: Logger): Promise<void> {
   const store = host.store;
   if (!store.advertise) return;
   if (address === "0.0.0.0" || address === "::") {
     log.warn("listening on every interface: give --node-url so other nodes can relay clients to this one");
     return;
   }
-  await store.advertise(`ws://${address.includes(":") ? `[${address}]` : address}:${port}`).catch((err) => log.warn({ err }, "could not advertise this node's URL"));
+  await store.advertise(`${secure ? "wss" : "ws"}://${address.includes(":") ? `[${address}]` : address}:${port}`).catch((err) => log.warn({ err }, "could not advertise this node's URL"));
 }

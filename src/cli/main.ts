@@ -3,6 +3,7 @@
 import { delimiter } from "node:path";
 import type { Settings } from "../host/settings.js";
 import { createLogger, type Logger } from "../log/logger.js";
+import { checkTokenStrength } from "../rpc/auth.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
 import { runAcpMode } from "./acp-mode.js";
 import { COMMANDS, parseCommandLine, takesStore } from "./args.js";
@@ -16,10 +17,13 @@ import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
 usage:
-  pith serve [--host H] [--port P] [--token T] [--allow-origin O]... [--stdio] [--idle-unload S]
+  pith serve [--host H] [--port P] [--token T] [--tls-cert FILE --tls-key FILE]
+             [--allow-origin O]... [--stdio] [--idle-unload S]
                              the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
                              JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
-                             subscribed to are unloaded after S seconds idle (default 600, 0: never)
+                             subscribed to are unloaded after S seconds idle (default 600, 0: never);
+                             the token (T or PITH_TOKEN) has at least 16 characters, or is generated;
+                             with a certificate and its key (PEM), https:// and wss:// instead
   pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
   pith acp                   the Agent Client Protocol over stdin/stdout, for editors (docs/acp.md)
   pith --mode json [--session FILE | --continue] [--model ID] "prompt"
@@ -109,7 +113,12 @@ export async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
       const idle = Number(str("--idle-unload") ?? 600);
       if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
-      const serve = { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: parsed.all("--allow-origin") };
+      const token = givenToken(str("--token"), process.env.PITH_TOKEN);
+      if (typeof token === "string") return usageError(token);
+      const [cert, key] = [str("--tls-cert"), str("--tls-key")];
+      if ((cert === undefined) !== (key === undefined)) return usageError("--tls-cert and --tls-key go together");
+      const tls = cert !== undefined && key !== undefined ? { cert, key } : undefined;
+      const serve = { host: str("--host") ?? "127.0.0.1", port, token: token.token, tls, allowedOrigins: parsed.all("--allow-origin") };
       return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve });
     }
     case "store import":
@@ -123,6 +132,13 @@ export async function main(argv: string[]): Promise<number> {
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }
+}
+
+/** The token serve was given (--token wins over PITH_TOKEN; none: one is generated), or why it cannot guard the daemon. */
+function givenToken(flag: string | undefined, env: string | undefined): { token?: string } | string {
+  const [token, source] = flag !== undefined ? [flag, "--token"] : [env, "PITH_TOKEN"];
+  if (token === undefined) return {};
+  return checkTokenStrength(token, source) ?? { token };
 }
 
 /** demo, tree, context, list: errors of the session files (or the store) exit 1, said in one line. */

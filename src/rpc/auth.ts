@@ -20,6 +20,26 @@ export function validToken(s: unknown): s is string {
 }
 
 /**
+ * The shortest token pith accepts from a user (--token, PITH_TOKEN, a token file). 16 characters
+ * of the 64-letter alphabet are 96 bits: out of reach of guessing even without the failed-auth
+ * limit (ws-auth-failures.ts). Generated tokens are 43.
+ */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * Why a token given by the user cannot guard the daemon, or undefined when it can. `source` names
+ * where it came from, for the message ("--token", "PITH_TOKEN", "the token file /x/token").
+ * Callers refuse to start with this message (a usage error, exit 2).
+ */
+export function checkTokenStrength(token: string, source: string): string | undefined {
+  if (!validToken(token)) return `the token from ${source} must be non-empty and use only A-Z a-z 0-9 _ -`;
+  if (token.length < MIN_TOKEN_LENGTH) {
+    return `the token from ${source} is ${token.length} characters; at least ${MIN_TOKEN_LENGTH} are needed (leave it out and pith generates one)`;
+  }
+  return undefined;
+}
+
+/**
  * Constant-time comparison. Both sides are hashed first so the buffers handed to
  * timingSafeEqual always have the same length and the time does not depend on the length of the
  * guess either.

@@ -8,18 +8,22 @@
 // - Empty lines (after the CR strip) are ignored.
 // - A line longer than maxLineBytes (not counting LF and the stripped CR) is dropped without
 //   being held in memory: once it is known to be too long its bytes are only counted until the
-//   next LF, and onOversize(bytes) fires once, at its end, with its full length. The next line is
-//   read normally.
+//   next LF, and onOversize(bytes, head) fires once, at its end, with its full length and its first
+//   OVERSIZE_HEAD_BYTES bytes (enough to read a request's id from, see request-id-head.ts). The
+//   next line is read normally.
 // - end() delivers an unterminated last line like a terminated one.
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** how much of the start of an oversize line is kept */
+export const OVERSIZE_HEAD_BYTES = 4096;
 
 const LF = 0x0a;
 const CR = 0x0d;
 
 export interface LineSink {
   line(text: string): void;
-  oversize(bytes: number): void;
+  /** `head`: the line's first bytes (at most OVERSIZE_HEAD_BYTES) */
+  oversize(bytes: number, head: Buffer): void;
 }
 
 export class LineFramer {
@@ -27,6 +31,7 @@ export class LineFramer {
   private partsBytes = 0;
   private discarding = false; // the current line is already known to be oversize
   private discardBytes = 0;
+  private head: Buffer = Buffer.alloc(0); // the start of the line being discarded
   private lastByteCR = false; // the last byte seen in the current line was CR (for discard counting)
 
   constructor(
@@ -66,6 +71,7 @@ export class LineFramer {
     this.partsBytes = 0;
     this.discarding = false;
     this.discardBytes = 0;
+    this.head = Buffer.alloc(0);
     this.lastByteCR = false;
   }
 
@@ -77,6 +83,7 @@ export class LineFramer {
     }
     // Allow one extra byte: it may be the CR that is stripped at the LF.
     if (this.partsBytes + piece.length > this.maxLineBytes + 1) {
+      this.head = headOf([...this.parts, piece]);
       this.discarding = true;
       this.discardBytes = this.partsBytes + piece.length;
       this.parts = [];
@@ -90,8 +97,9 @@ export class LineFramer {
   private endLine(): void {
     if (this.discarding) {
       const bytes = this.discardBytes - (this.lastByteCR ? 1 : 0);
+      const head = this.head;
       this.reset();
-      this.sink.oversize(bytes);
+      this.sink.oversize(bytes, head);
       return;
     }
     const line = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts, this.partsBytes);
@@ -100,9 +108,22 @@ export class LineFramer {
     if (len > 0 && line[len - 1] === CR) len--;
     if (len === 0) return;
     if (len > this.maxLineBytes) {
-      this.sink.oversize(len);
+      this.sink.oversize(len, Buffer.from(line.subarray(0, OVERSIZE_HEAD_BYTES)));
       return;
     }
     this.sink.line(line.toString("utf8", 0, len));
   }
+}
+
+/** A copy of the first OVERSIZE_HEAD_BYTES of the pieces (never more: the pieces may be huge). */
+function headOf(pieces: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  for (const p of pieces) {
+    if (n >= OVERSIZE_HEAD_BYTES) break;
+    const take = p.subarray(0, OVERSIZE_HEAD_BYTES - n);
+    out.push(take);
+    n += take.length;
+  }
+  return Buffer.concat(out, n); // a copy: the pieces are not kept alive
 }

@@ -53,7 +53,7 @@ export class RpcServer {
     if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log);
     this.connections.add(state);
     conn.onMessage((text) => void this.receive(state, text));
-    conn.onOversize((bytes) => this.sendError(state, null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
+    conn.onOversize((bytes, id) => this.sendError(state, id ?? null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
     conn.onClose(() => {
       this.connections.delete(state);
       state.relay?.close();

@@ -7,7 +7,8 @@
 //
 // Input: EOF delivers an unterminated last line, then fires onClose; an input error or a
 // 'close' without 'end' (the stream was destroyed: a partial line is not a complete message)
-// fires onClose. An oversize line is answered by the RPC layer (onOversize) and logged here.
+// fires onClose. An oversize line is answered by the RPC layer (onOversize, with the request's id
+// when the line starts with it: request-id-head.ts) and logged here.
 //
 // Lifecycle: input EOF fires onClose but does not stop output, so answers to the last requests
 // still go out (`echo '{...}' | pith`); close() stops reading, drops later sends and fires
@@ -19,6 +20,7 @@ import { ConnectionCore } from "../../protocol/connection-core.js";
 import type { Logger } from "../log/logger.js";
 import { DEFAULT_MAX_LINE_BYTES, LineFramer } from "./ndjson-framing.js";
 import { OrderedWriter } from "./ordered-writer.js";
+import { headInfo } from "./request-id-head.js";
 import type { Connection } from "./transport.js";
 
 export { DEFAULT_MAX_LINE_BYTES } from "./ndjson-framing.js";
@@ -46,9 +48,11 @@ export function stdioConnection(input: NodeJS.ReadableStream, output: NodeJS.Wri
   const framer = new LineFramer(
     {
       line: (text) => core.receive(text),
-      oversize(bytes) {
+      oversize(bytes, head) {
         log?.warn({ conn: id, bytes, maxLineBytes }, "stdio transport: oversize line discarded");
-        core.receiveOversize(bytes);
+        // a response (the client answering a server request) has no request to fail: id null as before
+        const info = headInfo(head.toString("utf8"));
+        core.receiveOversize(bytes, info.response ? undefined : info.id);
       },
     },
     maxLineBytes,

@@ -11,7 +11,7 @@ export interface Connection {
   close(code?: number, reason?: string): void;
   /** one complete incoming message, as text */
   onMessage(handler: (text: string) => void): void;
-  /** an incoming message over the size limit was discarded (stdio: answer it with -32600) */
-  onOversize(handler: (bytes: number) => void): void;
+  /** an incoming message over the size limit was discarded (stdio: answer it with -32600, with its id when the reader read one) */
+  onOversize(handler: (bytes: number, id?: string | number) => void): void;
   onClose(handler: () => void): void;
 }

@@ -2,24 +2,33 @@
 // http.Server. This file puts the parts together and owns the server's life (listen, close);
 // each job is its own file:
 // - ws-upgrade.ts     who may connect: path, Origin and token checks on the HTTP upgrade
+// - ws-pre-auth.ts    how many connections may be unauthenticated, and for how long
+// - ws-auth-failures.ts  addresses that sent wrong tokens too often are refused for a while
 // - ws-connection.ts  an accepted socket as a Connection (on the shared connection core), slow readers
 // - ws-frames.ts      text frames in and out, binary frames refused, close reasons
 // - ws-heartbeat.ts   pings, and terminating clients that stopped answering them
 // - static-files.ts   the web UI's files on the other paths
 //
+// With `tls` (a certificate and its key) the same port serves https:// and wss:// only; a plain
+// http:// or ws:// client fails the TLS handshake.
+//
 // close(): no new upgrades (503), every connection gets a 1001 close and closeTimeoutMs to answer
 // it, then the remaining sockets are dropped and the HTTP server closes.
 import { realpathSync, statSync } from "node:fs";
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from "node:http";
+import { createServer as createTlsServer } from "node:https";
+import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import pino from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../log/logger.js";
 import { validToken } from "./auth.js";
 import { staticFilesHandler } from "./static-files.js";
 import type { Connection } from "./transport.js";
+import { AuthFailures, type AuthFailureLimits } from "./ws-auth-failures.js";
 import { wsConnection, type WsClient } from "./ws-connection.js";
 import { startHeartbeat } from "./ws-heartbeat.js";
+import { PreAuthSockets, type PreAuthLimits } from "./ws-pre-auth.js";
 import { allowedOriginsFor, upgradeHandler, type UpgradeInfo } from "./ws-upgrade.js";
 
 export { contentTypeFor } from "./static-files.js";
@@ -29,6 +38,10 @@ export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 30_000;
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+
+// Node's own bounds on a connection that is sending a request (they never fire on one that sends
+// nothing: ws-pre-auth.ts closes those). The check runs every second instead of every 30 s.
+const HTTP_TIMEOUTS: ServerOptions = { headersTimeout: 10_000, requestTimeout: 30_000, connectionsCheckingInterval: 1_000 };
 
 export type WsConnectionInfo = UpgradeInfo;
 
@@ -53,12 +66,18 @@ export interface WsServerOptions {
   maxBufferedBytes?: number;
   /** how long a closing handshake may take before the socket is dropped; default 2 s */
   closeTimeoutMs?: number;
+  /** serve https:// and wss:// with this certificate chain and key (PEM), instead of http:// and ws:// */
+  tls?: { cert: Buffer; key: Buffer };
+  /** limits on connections that have not authenticated (ws-pre-auth.ts) */
+  preAuth?: PreAuthLimits;
+  /** when an address that sends wrong tokens is refused (ws-auth-failures.ts) */
+  authFailures?: AuthFailureLimits;
   logger?: Logger;
   onConnection(conn: Connection, info: WsConnectionInfo): void;
 }
 
 export interface WsServer {
-  /** http://host:port */
+  /** http://host:port (https:// with tls) */
   readonly url: string;
   readonly port: number;
   /** closes every connection with 1001 and the HTTP server */
@@ -111,12 +130,35 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     }
   }
 
-  const server = createServer();
+  const scheme = opts.tls ? "https" : "http";
+  const server: Server = opts.tls ? createTlsServer({ ...HTTP_TIMEOUTS, cert: opts.tls.cert, key: opts.tls.key }) : createServer(HTTP_TIMEOUTS);
+  const preAuth = new PreAuthSockets(opts.preAuth ?? {}, log);
+  const failures = new AuthFailures(opts.authFailures);
+  // 'connection' is the raw TCP socket, before any TLS handshake: counted from its first moment
+  server.on("connection", preAuth.track);
+  server.on("request", (req: IncomingMessage) => preAuth.requested(req.socket));
   server.on("request", staticFilesHandler(staticRoot, log));
+  server.on("upgrade", (req: IncomingMessage) => preAuth.requested(req.socket));
   server.on(
     "upgrade",
-    upgradeHandler({ token, clusterToken: opts.clusterToken, log, wss, selectedProtocol, closing: () => closing, allowedOrigins: () => allowedOrigins, accept }),
+    upgradeHandler({
+      token,
+      clusterToken: opts.clusterToken,
+      log,
+      wss,
+      selectedProtocol,
+      closing: () => closing,
+      allowedOrigins: () => allowedOrigins,
+      failures,
+      authenticated: (socket) => preAuth.authenticated(socket as Socket),
+      accept,
+    }),
   );
+  // a TLS handshake that fails (a plain http:// client, a bad certificate) only concerns that client
+  server.on("tlsClientError", (err: Error, socket: Duplex) => {
+    log.debug({ err }, "ws server: TLS handshake failed");
+    socket.destroy();
+  });
   server.on("error", (err) => log.error({ err }, "ws server: http server error"));
   const stopHeartbeat = startHeartbeat(clients, { heartbeatMs, maxBufferedBytes, log });
 
@@ -129,8 +171,8 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
-  allowedOrigins = allowedOriginsFor(port, opts.allowedOrigins);
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  allowedOrigins = allowedOriginsFor(port, opts.allowedOrigins, scheme);
+  const url = `${scheme}://${host.includes(":") ? `[${host}]` : host}:${port}`;
   log.info({ url }, "ws server: listening");
 
   function close(): Promise<void> {
@@ -152,6 +194,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
           c.ws.terminate();
         }
       }
+      preAuth.closeAll();
       server.closeIdleConnections();
       await Promise.all(clientsClosed); // bounded by closeTimeoutMs
       server.closeAllConnections();

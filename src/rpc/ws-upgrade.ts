@@ -5,21 +5,27 @@
 // - server closing → 503
 // - another path → 404
 // - Origin: absent is fine (non-browser clients). Present, it must be http://127.0.0.1:PORT,
-//   http://localhost:PORT or http://[::1]:PORT (PORT = the bound port) or one of allowedOrigins
+//   http://localhost:PORT or http://[::1]:PORT (https:// when serving TLS; PORT = the bound port)
+//   or one of allowedOrigins
 //   (compared case-insensitively, trailing "/" ignored) → else 403. Checked before the token, so
 //   a page on a foreign origin learns nothing about the token.
+// - An address that failed too often lately (ws-auth-failures.ts) → 429 with Retry-After, its
+//   token not looked at.
 // - Token: `Authorization: Bearer <token>`, or a Sec-WebSocket-Protocol entry
 //   `pith.bearer.<token>` (browsers cannot set headers). Compared in constant time. When the
 //   subprotocol entry is what matched, the 101 answer selects exactly that entry (a browser fails
-//   the handshake otherwise). Missing or wrong → 401 with `WWW-Authenticate: Bearer`.
+//   the handshake otherwise). Missing or wrong → 401 with `WWW-Authenticate: Bearer`, counted as
+//   a failure of the remote address.
 // - With a cluster token configured (nodes sharing a PostgreSQL store), that token is accepted
 //   too, and the connection is marked as another node's link.
-// The connection is authenticated before it opens; nothing is checked after.
+// The connection is authenticated before it opens; nothing is checked after. From then on it no
+// longer counts against the limits on unauthenticated connections (ws-pre-auth.ts).
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../log/logger.js";
 import { tokensEqual } from "./auth.js";
+import type { AuthFailures } from "./ws-auth-failures.js";
 
 export const RPC_PATH = "/rpc";
 export const BEARER_PROTOCOL_PREFIX = "pith.bearer.";
@@ -43,10 +49,11 @@ export function pathnameOf(url: string | undefined): string {
 }
 
 /** The Origin values a browser page served by this server (on `port`) sends, plus the configured extras. */
-export function allowedOriginsFor(port: number, extra: readonly string[] = []): Set<string> {
-  const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...extra].map(normalizeOrigin));
+export function allowedOriginsFor(port: number, extra: readonly string[] = [], scheme: "http" | "https" = "http"): Set<string> {
+  const hosts = ["127.0.0.1", "localhost", "[::1]"];
+  const origins = new Set([...hosts.map((h) => `${scheme}://${h}:${port}`), ...extra].map(normalizeOrigin));
   // browsers leave the default port out
-  if (port === 80) for (const h of ["127.0.0.1", "localhost", "[::1]"]) origins.add(`http://${h}`);
+  if (port === (scheme === "https" ? 443 : 80)) for (const h of hosts) origins.add(`${scheme}://${h}`);
   return origins;
 }
 
@@ -105,6 +112,10 @@ export interface UpgradeGate {
   closing(): boolean;
   /** read at each request: known once the server listens (the port is part of them) */
   allowedOrigins(): ReadonlySet<string>;
+  /** failed tokens per remote address */
+  failures: AuthFailures;
+  /** the socket authenticated (it leaves the unauthenticated connections' limits) */
+  authenticated(socket: Duplex): void;
   accept(ws: WebSocket, info: UpgradeInfo): void;
 }
 
@@ -120,7 +131,8 @@ export function upgradeHandler(gate: UpgradeGate): (req: IncomingMessage, socket
     const remoteAddress = req.socket.remoteAddress ?? "";
     const path = pathnameOf(req.url);
     const reject = (status: number, why: string, headers?: Record<string, string>) => {
-      log.info({ remoteAddress, path, status }, `ws server: upgrade refused: ${why}`);
+      // a blocked address may be trying thousands of times a second: those refusals are not news
+      log[status === 429 ? "debug" : "info"]({ remoteAddress, path, status }, `ws server: upgrade refused: ${why}`);
       rejectUpgrade(socket, status, headers);
     };
     if (gate.closing()) return reject(503, "server closing");
@@ -129,13 +141,19 @@ export function upgradeHandler(gate: UpgradeGate): (req: IncomingMessage, socket
     if (origin !== undefined && !gate.allowedOrigins().has(normalizeOrigin(origin))) {
       return reject(403, `origin not allowed: ${origin}`);
     }
+    const retryAfter = gate.failures.blockedFor(remoteAddress);
+    if (retryAfter > 0) return reject(429, "too many failed tokens from this address", { "Retry-After": String(retryAfter) });
     let auth = authenticate(req, gate.token);
     let fromNode = false;
     if (!auth.ok && gate.clusterToken !== undefined) {
       auth = authenticate(req, gate.clusterToken);
       fromNode = auth.ok;
     }
-    if (!auth.ok) return reject(401, "missing or wrong token", { "WWW-Authenticate": "Bearer" });
+    if (!auth.ok) {
+      gate.failures.failed(remoteAddress);
+      return reject(401, "missing or wrong token", { "WWW-Authenticate": "Bearer" });
+    }
+    gate.authenticated(socket);
     if (auth.protocol !== undefined) gate.selectedProtocol.set(req, auth.protocol);
     gate.wss.handleUpgrade(req, socket, head, (ws) => {
       socket.removeListener("error", onSocketError);

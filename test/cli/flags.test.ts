@@ -57,6 +57,8 @@ const VALUE: Record<string, string> = {
   "--host": "127.0.0.1",
   "--port": "0",
   "--token": "tok",
+  "--tls-cert": "cert.pem",
+  "--tls-key": "key.pem",
   "--allow-origin": "http://a",
   "--idle-unload": "5",
   "--session": "s.jsonl",
@@ -75,7 +77,7 @@ const ALL_FLAGS = [...new Set([...Object.keys(VALUE), ...SWITCHES])];
 
 /** Each command: the words that select it, a valid set of arguments, and the flags it takes (beside --log-level). */
 const TABLE: { name: string; words: string[]; args: string[]; flags: string[] }[] = [
-  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE] },
+  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE] },
   { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
   { name: "--mode json", words: ["--mode", "json"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE] },
   { name: "acp", words: ["acp"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
@@ -285,7 +287,7 @@ test("bin/pith: the daemons still start with their flags (stdin closed ends --mo
   assert.match(r4.stdout, /^pith — [^]*--store postgres:\/\/[^]*PITH_CLUSTER_TOKEN/);
 
   const home = realpathSync(tempDir(t, "pith-flags-serve-"));
-  const args = ["serve", "--host", "127.0.0.1", "--port", "0", "--token", "tok_1", "--allow-origin", "http://a", "--allow-origin=http://b", "--stdio", "--idle-unload", "5", "--sandbox", "off", "--permission-mode", "ask", "--store", "file", "--log-level", "warn"];
+  const args = ["serve", "--host", "127.0.0.1", "--port", "0", "--token", "tok_1-0123456789abcdef", "--allow-origin", "http://a", "--allow-origin=http://b", "--stdio", "--idle-unload", "5", "--sandbox", "off", "--permission-mode", "ask", "--store", "file", "--log-level", "warn"];
   const child = spawn(BIN, args, { cwd: home, env: userEnv(home), stdio: ["pipe", "pipe", "pipe"], timeout: 30_000, killSignal: "SIGKILL" });
   let stderr = "";
   child.stdout.resume();

@@ -275,6 +275,21 @@ test("an oversized stdio line (65 MiB > 64 MiB) gets -32600 with id null; the ne
   await alive(stdio);
 });
 
+test("an oversized stdio request whose id comes first gets -32600 with that id, so the caller's request fails at once", async (t) => {
+  const t0 = performance.now();
+  const prefix = '{"jsonrpc":"2.0","id":"big-request","method":"listModels","params":{"pad":"';
+  const line = Buffer.alloc(65 * 1024 * 1024, 0x61);
+  line.write(prefix, 0, "utf8");
+  line.write('"}}', line.length - 3, "utf8");
+  daemon.proc.stdin!.write(line);
+  daemon.proc.stdin!.write("\n");
+  const err = (await stdio.until(() => stdio.received.find((m) => m.id === "big-request"), "the answer to the big request", 20_000)) as ErrorMessage;
+  assert.equal(err.error.code, -32600, JSON.stringify(err));
+  assert.match(err.error.message, /68157440 bytes is over the size limit/);
+  t.diagnostic(`65 MiB stdio request answered with its id: ${(performance.now() - t0).toFixed(0)} ms`);
+  await alive(stdio);
+});
+
 test("an oversized WebSocket frame (64 MiB + 1) closes that connection with 1009; other connections are fine", async (t) => {
   const t0 = performance.now();
   const bystander = await daemon.connect(t);

@@ -318,3 +318,39 @@ test("without staticDir every plain HTTP request is 404", { timeout: 5000 }, asy
   assert.equal((await httpGet(s.port, "/")).status, 404);
   assert.equal((await httpGet(s.port, "/index.html")).status, 404);
 });
+
+test("unauthenticated connections: past perAddress the oldest is closed, not the new one; a silent one is closed after timeoutMs; an authenticated one is neither", { timeout: 10_000 }, async (t) => {
+  const { connect: tcp } = await import("node:net");
+  const s = await start(t, { preAuth: { perAddress: 3, overall: 100, timeoutMs: 400 } });
+  const authed = await connect(t, s.wsUrl, [], { headers: AUTH });
+  const idle: Socket[] = [];
+  const closedAt = new Map<Socket, number>();
+  const t0 = performance.now();
+  for (let i = 0; i < 5; i++) {
+    const sock = tcp(s.port, "127.0.0.1");
+    sock.on("error", () => {});
+    sock.on("close", () => closedAt.set(sock, performance.now() - t0));
+    t.after(() => sock.destroy());
+    idle.push(sock);
+    await once(sock, "connect");
+    await sleep(20);
+  }
+  await sleep(100);
+  assert.deepEqual(idle.map((x) => closedAt.has(x)), [true, true, false, false, false], "the two oldest went");
+  await sleep(600);
+  assert.deepEqual(idle.map((x) => closedAt.has(x)), [true, true, true, true, true], "the silent ones went after timeoutMs");
+  assert.ok([...closedAt.values()].slice(2).every((ms) => ms >= 400), `closed at ${[...closedAt.values()].map((v) => v.toFixed(0)).join(", ")} ms`);
+  // the authenticated connection counted for none of this
+  assert.equal(authed.readyState, WebSocket.OPEN);
+  authed.send("still here");
+  const [reply] = (await once(authed, "message")) as [Buffer];
+  assert.equal(JSON.parse(reply.toString()).echo, "still here");
+});
+
+test("authFailures: maxFailures wrong tokens → 429 with Retry-After, even for the right token", { timeout: 10_000 }, async (t) => {
+  const s = await start(t, { authFailures: { maxFailures: 3, windowMs: 10_000, blockMs: 2_000 } });
+  for (let i = 0; i < 3; i++) assert.equal((await refusedWith(t, s.wsUrl, [], { headers: { Authorization: "Bearer wrong" } })).status, 401);
+  const blocked = await refusedWith(t, s.wsUrl, [], { headers: AUTH });
+  assert.equal(blocked.status, 429);
+  assert.equal(blocked.headers["retry-after"], "2");
+});

@@ -207,7 +207,7 @@ export interface WsPeer extends RpcPeer {
 export interface ServeDaemon extends DaemonProcess {
   port: number;
   token: string;
-  /** ws://127.0.0.1:PORT/rpc */
+  /** ws://127.0.0.1:PORT/rpc (wss:// when it serves TLS) */
   wsUrl: string;
   /** the stdio client when started with stdio: true */
   peer?: RpcPeer;
@@ -220,20 +220,22 @@ export interface ServeDaemon extends DaemonProcess {
 export const TEST_TOKEN = "daemon-test-token_0123456789";
 
 /** `bin/pith serve --port 0 --token T [--stdio]`; resolves once it listens. */
-export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; stdio?: boolean; token?: string; args?: string[] }): Promise<ServeDaemon> {
+export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; stdio?: boolean; token?: string; args?: string[]; ca?: Buffer }): Promise<ServeDaemon> {
   const token = opts.token ?? TEST_TOKEN;
   const args = ["serve", "--port", "0", "--token", token, ...(opts.stdio ? ["--stdio"] : []), ...(opts.args ?? [])];
   const d = new DaemonProcess(t, args, { ...opts, cwd: opts.cwd ?? opts.home }) as ServeDaemon;
   if (opts.stdio) d.peer = peerOverChild(d.proc, "stdio");
   else d.proc.stdout!.resume();
+  let secure = false;
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start within 10 s; stderr:\n${d.stderr}`)), 10_000);
     const onData = () => {
-      const m = /pith serving on http:\/\/[^\s:]+:(\d+)/.exec(d.stderr);
+      const m = /pith serving on http(s?):\/\/[^\s:]+:(\d+)/.exec(d.stderr);
       if (m) {
         clearTimeout(timer);
         d.proc.stderr!.off("data", onData);
-        resolve(Number(m[1]));
+        secure = m[1] === "s";
+        resolve(Number(m[2]));
       }
     };
     d.proc.stderr!.on("data", onData);
@@ -245,10 +247,11 @@ export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?
   });
   d.port = port;
   d.token = token;
-  d.wsUrl = `ws://127.0.0.1:${port}/rpc`;
+  d.wsUrl = `${secure ? "wss" : "ws"}://127.0.0.1:${port}/rpc`;
+  const tlsOptions = opts.ca ? { ca: opts.ca } : {};
   d.connect = (tt, o = {}) => {
     const headers = { ...(o.auth === false ? {} : { Authorization: `Bearer ${token}` }), ...o.headers };
-    const ws = new WebSocket(d.wsUrl, o.protocols ?? [], { headers, maxPayload: o.maxPayload ?? 256 * 1024 * 1024 } as ClientOptions);
+    const ws = new WebSocket(d.wsUrl, o.protocols ?? [], { headers, maxPayload: o.maxPayload ?? 256 * 1024 * 1024, ...tlsOptions } as ClientOptions);
     ws.on("error", () => {});
     tt.after(() => ws.terminate());
     // the transport (and peer) exist before the socket opens, so no message can come unheard
@@ -264,7 +267,7 @@ export async function startServeDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?
     });
   };
   d.refused = (tt, o = {}) => {
-    const ws = new WebSocket(d.wsUrl, o.protocols ?? [], { headers: o.headers ?? {} });
+    const ws = new WebSocket(d.wsUrl, o.protocols ?? [], { headers: o.headers ?? {}, ...tlsOptions });
     ws.on("error", () => {});
     tt.after(() => ws.terminate());
     return new Promise((resolve, reject) => {
