@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
+import { DEFAULT_LIMITS, bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, startServeDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
@@ -38,7 +38,7 @@ function mounts(args: string[]): string[][] {
 }
 
 test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home stays visible and pith's home inside the cwd stays hidden", () => {
-  const policy = { mode: "workspace-write" as const, network: true, writableRoots: [] };
+  const policy = { mode: "workspace-write" as const, network: "host" as const, writableRoots: [], limits: DEFAULT_LIMITS };
   // hidden paths are only mounted where they exist: use ones that do
   const home = "/usr/share";
   const inTmp = mounts(bwrapArgs(policy, { cwd: "/tmp/proj", hidden: [home], readOnly: ["/tmp/proj/.pith"] }, ["sh"]));
@@ -49,7 +49,7 @@ test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home st
   assert.deepEqual(cwdInHome.slice(1), [["tmpfs", home], ["bind", `${home}/demo`], ["ro-bind-try", `${home}/demo/.pith`]]);
   const cwdIsHome = mounts(bwrapArgs(policy, { cwd: home, hidden: [home], readOnly: [] }, ["sh"]));
   assert.deepEqual(cwdIsHome.slice(1), [["tmpfs", home], ["bind", home]], "the session's own cwd stays visible");
-  const args = bwrapArgs({ ...policy, mode: "readonly", network: false }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
+  const args = bwrapArgs({ ...policy, mode: "readonly", network: "off" }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
   assert.ok(args.includes("--unshare-net") && args.includes("--unshare-pid") && args.includes("--die-with-parent"));
   assert.deepEqual(args.slice(-4), ["--", "sh", "-c", "x"]);
   assert.deepEqual(mounts(args), [["tmpfs", "/tmp"], ["ro-bind", "/work/app"]], "readonly binds the cwd read-only");

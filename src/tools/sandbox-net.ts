@@ -1,0 +1,82 @@
+// The network of a sandboxed command that may use it: its own network namespace (bwrap
+// --unshare-net), joined to the outside by slirp4netns, a user-mode TCP/IP stack that runs
+// outside the namespace and makes the connections on the command's behalf. Sharing the host's
+// network instead would give the command the host's loopback: `pith serve` (with its token a
+// `cat` away in a readable file, or not), databases, dev servers, the cloud metadata proxy.
+// With --disable-host-loopback, slirp4netns refuses connections to 127.0.0.1 and to its gateway
+// (10.0.2.2, which would otherwise lead to the host's loopback). Services the host offers on
+// its other addresses stay reachable, as from any machine on the network.
+//
+// The handshake: bwrap reports the command's pid on its --info-fd and holds the command on its
+// --block-fd; slirp4netns joins that pid's namespaces (bwrap's user namespace too where it made
+// one, i.e. as a normal user), configures tap0 and writes to --ready-fd; then the command is
+// released. slirp4netns ends when its --exit-fd closes: when the command ends, or when the
+// daemon dies (the kernel closes the daemon's end), so it never outlives either.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+
+export const SLIRP4NETNS = "slirp4netns";
+
+let probed: boolean | undefined;
+
+/** Whether slirp4netns is installed (found once per process). */
+export function isolatedNetworkAvailable(): boolean {
+  if (probed === undefined) {
+    const r = spawnSync(SLIRP4NETNS, ["--version"], { stdio: "ignore", timeout: 5000 });
+    probed = !r.error && r.status === 0;
+  }
+  return probed;
+}
+
+/** How long slirp4netns may take to bring the interface up before the command runs without it. */
+const READY_TIMEOUT_MS = 10_000;
+
+export interface SandboxNet {
+  /** resolves once the interface is up, or with why it could not be */
+  ready: Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** ends slirp4netns (idempotent) */
+  stop(): void;
+}
+
+/** Starts slirp4netns for the network namespace of `pid`. */
+export function attachNetwork(pid: number): SandboxNet {
+  let child: ChildProcess;
+  try {
+    // fd 3: ready (written by slirp4netns), fd 4: exit (closed by us, or by our death)
+    child = spawn(SLIRP4NETNS, ["--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", String(pid), "tap0"], {
+      stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
+    });
+  } catch (err) {
+    return { ready: Promise.resolve({ ok: false, reason: (err as Error).message }), stop: () => {} };
+  }
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    if (stderr.length < 2000) stderr += d.toString("utf8");
+  });
+  const readyPipe = child.stdio[3] as Readable;
+  const exitPipe = child.stdio[4] as Writable;
+  readyPipe.on("error", () => {});
+  exitPipe.on("error", () => {});
+  const ready = new Promise<{ ok: true } | { ok: false; reason: string }>((resolve) => {
+    const timer = setTimeout(() => resolve({ ok: false, reason: "slirp4netns did not get ready in time" }), READY_TIMEOUT_MS);
+    readyPipe.once("data", () => {
+      clearTimeout(timer);
+      resolve({ ok: true });
+    });
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      resolve({ ok: false, reason: err.message });
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ ok: false, reason: `slirp4netns exited (${code}): ${stderr.trim().split("\n").slice(-2).join(" ")}` });
+    });
+  });
+  return {
+    ready,
+    stop: () => {
+      readyPipe.destroy();
+      exitPipe.destroy();
+    },
+  };
+}
