@@ -1,6 +1,8 @@
 // Sandboxed bash: where bubblewrap works, the model's commands run in workspace-write by default:
 // they cannot write outside the cwd, read pith's token or transcripts, see the daemon's process,
 // or outlive the daemon. readonly and network-off modes; the user's own bash is not sandboxed.
+// More walls each have their own file: sandbox-sockets (no unix sockets), sandbox-network (the
+// network, off or isolated), sandbox-limits (processes, memory, /tmp, output).
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -99,7 +101,7 @@ test("workspace-write by default: no write outside the cwd, no token, no daemon 
   await drainFake(fake);
 });
 
-test("--sandbox readonly: the cwd is read-only too; network off: no connection even to 127.0.0.1", { skip }, async (t) => {
+test("--sandbox readonly: the cwd is read-only too; network off (also the default): no connection even to 127.0.0.1", { skip }, async (t) => {
   const home = tempDir(t);
   const cwd = tempDir(t);
   writeFileSync(join(cwd, "a.txt"), "hello\n");
@@ -120,13 +122,14 @@ test("--sandbox readonly: the cwd is read-only too; network off: no connection e
   d.endStdin();
   await d.waitExit();
 
-  // the same connection works with the network on (the default)
+  // the network is off by default too (see sandbox-network.test.ts for the network on)
   writeSettings(home, FLOW_SETTINGS);
   const d2 = startRpcDaemon(t, { home, fake, cwd });
   await d2.peer.initialize();
   const s2 = await d2.peer.request("openSession", { sessionId: s.sessionId });
-  const on = await modelCalls(d2.peer, fake, s2.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
-  assert.match(on.text, /connected/);
+  const byDefault = await modelCalls(d2.peer, fake, s2.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
+  assert.equal(byDefault.isError, true, byDefault.text);
+  assert.doesNotMatch(byDefault.text, /connected/);
   d2.endStdin();
   await d2.waitExit();
   await drainFake(fake);
