@@ -12,7 +12,7 @@
 // So: cgroups where they can be made (root on cgroup v1, the CI and server case); elsewhere
 // (a normal user, or cgroup v2 without a delegated subtree) rlimits set inside the sandbox —
 // see rlimitPrefix — whose failures the command only sees as its own errors.
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SandboxLimits } from "./sandbox.js";
 
@@ -46,6 +46,36 @@ function ownV1Path(controller: string): string | undefined {
 
 let seq = 0;
 let unusable = false;
+let sweptStale = false;
+
+/**
+ * Removes the empty cgroups of daemons that are gone (killed before they could remove them;
+ * their processes were ended by the reaper). Named pith-<daemon pid>-<n>; rmdir only ever
+ * removes an empty cgroup, so a live one is never touched.
+ */
+function sweepStale(parents: string[]): void {
+  for (const parent of parents) {
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = /^pith-(\d+)-\d+$/.exec(name);
+      if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) tryRmdir(join(parent, name));
+    }
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /**
  * A fresh cgroup for one command with the processes and memory limits, or undefined where the
@@ -59,6 +89,10 @@ export function commandCgroup(limits: SandboxLimits): CommandCgroup | undefined 
   if (!pidsParent || !memParent) {
     unusable = true;
     return undefined;
+  }
+  if (!sweptStale) {
+    sweptStale = true;
+    sweepStale([pidsParent, memParent]);
   }
   const name = `pith-${process.pid}-${++seq}`;
   const pids = join(pidsParent, name);
