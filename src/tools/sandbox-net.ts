@@ -13,6 +13,7 @@
 // released. slirp4netns ends when its --exit-fd closes: when the command ends, or when the
 // daemon dies (the kernel closes the daemon's end), so it never outlives either.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readFileSync, readlinkSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 
 export const SLIRP4NETNS = "slirp4netns";
@@ -38,12 +39,64 @@ export interface SandboxNet {
   stop(): void;
 }
 
-/** Starts slirp4netns for the network namespace of `pid`. */
+/**
+ * The user namespace slirp4netns must join to configure `pid`'s network: bwrap's own where it
+ * made one (as a normal user: the network namespace belongs to it, and joining it without its
+ * user namespace is refused), none where it did not (as root: joining one's own fails).
+ */
+function userNamespaceArgs(pid: number): string[] {
+  try {
+    const theirs = readlinkSync(`/proc/${pid}/ns/user`);
+    return theirs === readlinkSync("/proc/self/ns/user") ? [] : [`--userns-path=/proc/${pid}/ns/user`];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Resolves once bwrap has brought up the namespace's loopback (127.0.0.1 shows in the
+ * namespace's routing trie only once lo has its address and is up), or after `ms`. bwrap reports
+ * the pid before its child configures lo, and slirp4netns changing links at the same time makes
+ * bwrap's netlink request fail ("loopback: Failed RTM_NEWADDR"): seen as a normal user, where
+ * the child first waits for its uid map.
+ */
+async function loopbackUp(pid: number, ms = 2000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if (readFileSync(`/proc/${pid}/net/fib_trie`, "utf8").includes("127.0.0.1")) return;
+    } catch {
+      return; // gone, or not readable: let slirp4netns try (and say what failed)
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Starts slirp4netns for the network namespace of `pid` (once bwrap has set up its loopback). */
 export function attachNetwork(pid: number): SandboxNet {
+  let stopped = false;
+  let stopStarted: (() => void) | undefined;
+  const ready = loopbackUp(pid).then(() => {
+    if (stopped) return { ok: false as const, reason: "the command ended first" };
+    const net = startSlirp(pid);
+    stopStarted = net.stop;
+    return net.ready;
+  });
+  return {
+    ready,
+    stop: () => {
+      stopped = true;
+      stopStarted?.();
+    },
+  };
+}
+
+function startSlirp(pid: number): SandboxNet {
   let child: ChildProcess;
   try {
     // fd 3: ready (written by slirp4netns), fd 4: exit (closed by us, or by our death)
-    child = spawn(SLIRP4NETNS, ["--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", String(pid), "tap0"], {
+    const args = ["--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd=3", "--exit-fd=4", ...userNamespaceArgs(pid), String(pid), "tap0"];
+    child = spawn(SLIRP4NETNS, args, {
       stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
     });
   } catch (err) {

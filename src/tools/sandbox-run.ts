@@ -37,7 +37,8 @@ export class SandboxRun {
   ) {
     this.cgroup = commandCgroup(policy.limits);
     const isolated = policy.network === "isolated";
-    this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5 } : {}) };
+    const root = process.getuid?.() === 0;
+    this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5, rootInNamespace: !root } : {}) };
     this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
     const runtime = runtimeMounts();
     const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };

@@ -54,6 +54,14 @@ export interface SandboxFds {
   info?: number;
   /** the command starts once something can be read there (after the network is up) */
   block?: number;
+  /**
+   * Run the command as uid 0 of bwrap's user namespace (still the user outside, with no
+   * capabilities). Needed for slirp4netns as a normal user: otherwise bwrap, after mounting
+   * /dev as uid 0 of a first user namespace, moves into a second one to give the command the
+   * user's uid back, and the network namespace belongs to the first, which slirp4netns cannot
+   * join from the outside.
+   */
+  rootInNamespace?: boolean;
 }
 
 /** What a sandboxed command sees of the file system besides the read-only root. */
@@ -117,6 +125,7 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
     "--unshare-pid",
     "--die-with-parent",
     ...(policy.network === "host" ? [] : ["--unshare-net"]),
+    ...(fds.rootInNamespace ? ["--unshare-user", "--uid", "0", "--gid", "0"] : []),
     ...(fds.seccomp !== undefined ? ["--seccomp", String(fds.seccomp)] : []),
     ...(fds.info !== undefined ? ["--info-fd", String(fds.info)] : []),
     ...(fds.block !== undefined ? ["--block-fd", String(fds.block)] : []),
