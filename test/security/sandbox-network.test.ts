@@ -2,12 +2,15 @@
 // through slirp4netns, with no path to the host's loopback. The attack: the model's bash
 // connects to `pith serve` on 127.0.0.1 (the old default shared the host's network, so it could).
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import net from "node:net";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { sandboxAvailable } from "../../src/tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../../src/tools/sandbox-net.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { FLOW_SETTINGS, startServeDaemon, writeSettings } from "../support/daemon-client.js";
+import { FLOW_SETTINGS, startRpcDaemon, startServeDaemon, writeSettings } from "../support/daemon-client.js";
+import { sandboxSummary } from "../../src/host/tool-policy.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { modelCalls } from "../support/model-tools.js";
 import { tempDir } from "../support/tmp.js";
@@ -67,3 +70,30 @@ for (const network of [undefined, true] as const) {
     await drainFake(fake);
   });
 }
+
+test("the start banner's line says what the sandbox's network is", { skip }, () => {
+  assert.equal(sandboxSummary({}), "sandbox: workspace-write, network off");
+  assert.equal(sandboxSummary({ sandbox: { network: false } }), "sandbox: workspace-write, network off");
+  assert.equal(sandboxSummary({ sandbox: { mode: "readonly", network: true } }), `sandbox: readonly, network on (${isolatedNetworkAvailable() ? "isolated" : "host network"})`);
+  assert.equal(sandboxSummary({ sandbox: { mode: "off", network: true } }), "sandbox: off");
+});
+
+test("network on without slirp4netns: commands share the host's network, and the daemon says so at start", { skip }, async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, { ...FLOW_SETTINGS, sandbox: { network: true } });
+  // a PATH with node, the shells and bwrap, without slirp4netns (outside /tmp, which the sandbox replaces)
+  const bin = mkdtempSync("/var/tmp/pith-bin-");
+  t.after(() => rmSync(bin, { recursive: true, force: true }));
+  for (const tool of [process.execPath, "/bin/sh", "/bin/bash", "/usr/bin/bwrap"]) symlinkSync(tool, join(bin, tool.split("/").pop()!));
+  const d = startRpcDaemon(t, { home, fake, cwd, env: { PATH: bin } });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd });
+  assert.match(d.stderr, /slirp4netns is not installed: sandboxed commands share the host's network/);
+  const port = Number(new URL(fake.url).port);
+  const shared = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: `(exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected) 2>&1` });
+  assert.match(shared.text, /connected/, "what the warning says: the host's network, loopback included");
+  d.endStdin();
+  await d.waitExit();
+  await drainFake(fake);
+});

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, before, test, type TestContext } from "node:test";
 import { sandboxAvailable } from "../../src/tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../../src/tools/sandbox-net.js";
+import { unixSocketFilter } from "../../src/tools/seccomp.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
@@ -104,4 +105,19 @@ test("a sandboxed command cannot connect to unix sockets outside the sandbox (ne
 
 test("a sandboxed command cannot connect to unix sockets outside the sandbox (network on)", { skip: skipNet }, async (t) => {
   await sideDoors(t, true);
+});
+
+test("the seccomp program: checks the architecture first, refuses only socket(AF_UNIX) (and i386 socketcall), kills an unknown architecture", () => {
+  const insns = (buf: Buffer) => Array.from({ length: buf.length / 8 }, (_, i) => ({ code: buf.readUInt16LE(i * 8), jt: buf[i * 8 + 2], jf: buf[i * 8 + 3], k: buf.readUInt32LE(i * 8 + 4) }));
+  for (const arch of ["x64", "arm64"] as const) {
+    const p = insns(unixSocketFilter(arch)!);
+    assert.deepEqual(p[0], { code: 0x20, jt: 0, jf: 0, k: 4 }, "loads seccomp_data.arch first");
+    const rets = p.filter((i) => i.code === 0x06).map((i) => i.k);
+    assert.deepEqual(rets, [0x7fff0000, 0x00050000 | 97, 0x80000000], "allow, EAFNOSUPPORT, kill");
+    assert.ok(p.some((i) => i.code === 0x15 && i.k === 1), "compares the domain with AF_UNIX");
+  }
+  const x64 = insns(unixSocketFilter("x64")!);
+  assert.ok(x64.some((i) => i.code === 0x54 && i.k === 0xbfffffff), "x32 calls are masked to the native numbers");
+  assert.ok(x64.some((i) => i.code === 0x15 && i.k === 102), "i386 socketcall is checked");
+  assert.equal(unixSocketFilter("s390x"), undefined);
 });
