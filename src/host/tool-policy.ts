@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { Settings } from "./settings.js";
 import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
+import { unixSocketFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { ToolContext } from "../tools/types.js";
 
@@ -64,7 +65,8 @@ export function sandboxSummary(settings: Settings): string {
   if (mode === "off") return "sandbox: off";
   if (!sandboxAvailable().ok) return `sandbox: ${mode} (bubblewrap cannot run: bash is refused)`;
   const network = { off: "network off", isolated: "network on (isolated)", host: "network on (host network)" }[sandboxNetwork(settings)];
-  return `sandbox: ${mode}, ${network}`;
+  const sockets = unixSocketFilter() ? "" : ", unix sockets not filtered (no seccomp filter for this architecture)";
+  return `sandbox: ${mode}, ${network}${sockets}`;
 }
 
 export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: SandboxSetting } {

@@ -159,6 +159,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       if (settled) return;
       settled = true;
       cleanup();
+      void sandbox?.finish();
       reject(new ToolError(`Could not run the command: ${err.message}`));
     });
     child.on("exit", (code, signal) => {
