@@ -20,10 +20,9 @@ import { SessionCompaction } from "./session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
 import { SessionSettings } from "./session-settings.js";
 import { sessionStats } from "./session-stats.js";
-import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
+import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "./tool-policy.js";
 import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
-import { removeSessionTempDir } from "./session-temp.js";
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
@@ -71,11 +70,6 @@ export class LiveSession {
   private readonly inflight = new Set<Promise<unknown>>();
   /** prompts queued before the session was last closed (or crashed): stored first by the next run */
   private restoredQueue: QueuedPrompt[];
-
-  /** the session's own temp directory (spilled outputs), removed by close() */
-  get tempDir(): string | undefined {
-    return this.deps.tools.tempDir;
-  }
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
     this.file = file;
@@ -350,8 +344,6 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
     await this.idle();
     await Promise.allSettled([...this.inflight]);
     this.events.clear();
-    await this.file.closeAsync();
-    // spilled outputs of this session's commands (nothing runs any more to write one)
-    await removeSessionTempDir(this.deps.tools.tempDir);
+    await Promise.all([this.file.closeAsync(), removeSessionTempDir(this.deps.tools.tempDir)]); // + spilled outputs
   }
 }

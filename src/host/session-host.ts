@@ -24,7 +24,7 @@ import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession } from "./live-session.js";
 import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
-import { createSessionTempDir, removeSessionTempDir, removeStaleSessionTempDirs } from "./session-temp.js";
+import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
@@ -213,7 +213,8 @@ export class SessionHost {
       return session;
     } catch (err) {
       await file.closeAsync().catch(() => {});
-      await removeSessionTempDir(this.sessions.get(file.sessionId)?.tempDir);
+      // a session made live but failed here is never closed: its temp dir goes with it
+      await removeSessionTempDirsOf(file.sessionId);
       this.sessions.delete(file.sessionId);
       throw err;
     }

@@ -9,13 +9,18 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const NAME = /^pith-(\d+)-[0-9a-f]{8}-/;
+const NAME = /^pith-(\d+)-[0-9a-f]{8,32}-/;
+
+function prefix(sessionId: string): string {
+  // the whole id (as hex): a failed session's directories are found by it, never another's
+  const tag = sessionId.replace(/[^0-9a-f]/gi, "").slice(0, 32).toLowerCase().padEnd(8, "0");
+  return `pith-${process.pid}-${tag}-`;
+}
 
 /** Makes the directory for session `sessionId`; undefined if it cannot be made (bash then uses the OS temp dir). */
 export function createSessionTempDir(sessionId: string): string | undefined {
   try {
-    const tag = sessionId.replace(/[^0-9a-f]/gi, "").slice(0, 8).toLowerCase().padEnd(8, "0");
-    return mkdtempSync(join(tmpdir(), `pith-${process.pid}-${tag}-`));
+    return mkdtempSync(join(tmpdir(), prefix(sessionId)));
   } catch {
     return undefined;
   }
@@ -23,6 +28,17 @@ export function createSessionTempDir(sessionId: string): string | undefined {
 
 export async function removeSessionTempDir(dir: string | undefined): Promise<void> {
   if (dir) await rm(dir, { recursive: true, force: true }).catch(() => {});
+}
+
+/** Removes this daemon's directories for `sessionId` (a session that failed before it could be closed). */
+export async function removeSessionTempDirsOf(sessionId: string): Promise<void> {
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmpdir()).filter((n) => n.startsWith(prefix(sessionId)));
+  } catch {
+    // nothing to remove
+  }
+  for (const name of names) await removeSessionTempDir(join(tmpdir(), name));
 }
 
 function alive(pid: number): boolean {

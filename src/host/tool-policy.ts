@@ -11,6 +11,9 @@ import { unixSocketFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { ToolContext } from "../tools/types.js";
 
+// the session's own temp dir is part of its tool context; LiveSession removes it when it closes
+export { removeSessionTempDir } from "./session-temp.js";
+
 export type SandboxSetting = "workspace-write" | "readonly" | "off";
 
 /** The tool context fields a session fixes (cwd, signal and callbacks come per call). */
