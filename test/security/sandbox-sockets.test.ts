@@ -1,6 +1,6 @@
 // No side doors: a sandboxed command cannot connect to a unix socket outside the sandbox (the
 // user's agents, D-Bus, docker.sock, a user service), whether the socket lies in the user's home,
-// in the cwd, in $XDG_RUNTIME_DIR, or in the abstract namespace, with the network off or on.
+// in the cwd, in $XDG_RUNTIME_DIR, in the host's /tmp, or in the abstract namespace, with the network off or on.
 // The same client connects to every one of them from outside the sandbox, so the test can fail.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -72,6 +72,8 @@ async function sideDoors(t: TestContext, network: boolean): Promise<void> {
     home: join(userHome, "agent.sock"),
     cwd: join(cwd, "service.sock"),
     xdg: join(runtime, "bus"),
+    // (the host's /tmp is behind the sandbox's private one anyway)
+    hostTmp: join(tempDir(t, "pith-sock-tmp-"), "svc.sock"),
     abstract: `\0pith-test-${process.pid}-${network}`,
   };
   for (const path of Object.values(sockets)) await listen(t, path);
