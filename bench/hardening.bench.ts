@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { MethodName, ParamsOf } from "../protocol/index.js";
 import { SessionFile } from "../src/session/index.js";
 import { bashTool } from "../src/tools/bash.js";
-import { sandboxAvailable } from "../src/tools/sandbox.js";
+import { DEFAULT_LIMITS, sandboxAvailable } from "../src/tools/sandbox.js";
 import { asEvent, FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, writeSettings, type RpcDaemon } from "../test/support/daemon-client.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { median, round, table } from "./util.js";
@@ -159,7 +159,7 @@ async function promptLatency(fake: FakeAnthropic): Promise<{ prompt: number; get
 
 async function bashMillis(sandboxed: boolean, n = 30): Promise<number> {
   const cwd = scratch("pith-bench-bash-");
-  const ctx = { cwd, signal: new AbortController().signal, ...(sandboxed ? { sandbox: { mode: "workspace-write" as const, network: true, writableRoots: [] } } : {}) };
+  const ctx = { cwd, signal: new AbortController().signal, ...(sandboxed ? { sandbox: { mode: "workspace-write" as const, network: "off" as const, writableRoots: [], limits: DEFAULT_LIMITS } } : {}) };
   await bashTool.execute({ command: "true" }, ctx);
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {

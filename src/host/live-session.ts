@@ -20,7 +20,7 @@ import { SessionCompaction } from "./session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
 import { SessionSettings } from "./session-settings.js";
 import { sessionStats } from "./session-stats.js";
-import type { SandboxSetting, ToolPolicy } from "./tool-policy.js";
+import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "./tool-policy.js";
 import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
 
@@ -344,6 +344,6 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
     await this.idle();
     await Promise.allSettled([...this.inflight]);
     this.events.clear();
-    await this.file.closeAsync();
+    await Promise.all([this.file.closeAsync(), removeSessionTempDir(this.deps.tools.tempDir)]); // + spilled outputs
   }
 }

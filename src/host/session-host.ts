@@ -24,7 +24,8 @@ import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession } from "./live-session.js";
 import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
-import { toolPolicy } from "./tool-policy.js";
+import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
+import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
   /** the file store's folder; also kept out of the tools' reach whatever the store */
@@ -86,6 +87,7 @@ export class SessionHost {
     if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
     else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
     this.warnIfUnsandboxed();
+    removeStaleSessionTempDirs();
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
       this.idleTimer = setInterval(() => void this.unloadIdle(), Math.min(options.idleUnloadMs, 60_000));
       this.idleTimer.unref();
@@ -122,6 +124,11 @@ export class SessionHost {
       this.options.logger.warn(`the model's bash commands run without a sandbox: ${probe.reason} (or set sandbox.mode to "off" in settings.json to silence this)`);
     } else if (user.sandbox?.mode !== undefined && user.sandbox.mode !== "off" && !probe.ok) {
       this.options.logger.error(`sandbox.mode is "${user.sandbox.mode}" but ${probe.reason}: the model's bash commands will be refused`);
+    }
+    if (probe.ok && user.sandbox?.mode !== "off" && sandboxNetwork(user) === "host") {
+      this.options.logger.warn(
+        "sandbox.network is on but slirp4netns is not installed: sandboxed commands share the host's network, 127.0.0.1 included (install the Debian package slirp4netns to isolate it)",
+      );
     }
   }
 
@@ -176,7 +183,7 @@ export class SessionHost {
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
       appendSystemPrompt: settings.appendSystemPrompt,
-      tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env }),
+      tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }),
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       requestPermission: (request) => this.permissionAsker(request),
@@ -206,6 +213,8 @@ export class SessionHost {
       return session;
     } catch (err) {
       await file.closeAsync().catch(() => {});
+      // a session made live but failed here is never closed: its temp dir goes with it
+      await removeSessionTempDirsOf(file.sessionId);
       this.sessions.delete(file.sessionId);
       throw err;
     }

@@ -5,14 +5,19 @@ import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import type { Settings } from "./settings.js";
-import { sandboxAvailable, type SandboxPolicy } from "../tools/sandbox.js";
+import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../tools/sandbox.js";
+import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
+import { unixSocketFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { ToolContext } from "../tools/types.js";
+
+// the session's own temp dir is part of its tool context; LiveSession removes it when it closes
+export { removeSessionTempDir } from "./session-temp.js";
 
 export type SandboxSetting = "workspace-write" | "readonly" | "off";
 
 /** The tool context fields a session fixes (cwd, signal and callbacks come per call). */
-export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox">;
+export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox" | "tempDir">;
 
 export interface ToolPolicyInput {
   cwd: string;
@@ -20,6 +25,8 @@ export interface ToolPolicyInput {
   /** pith's home and the sessions folder (which may lie elsewhere) */
   pithPaths: readonly string[];
   env: NodeJS.ProcessEnv;
+  /** the session's own directory for spilled outputs (see session-temp.ts) */
+  tempDir?: string;
 }
 
 /** realpath where the path exists; tools compare real paths. */
@@ -46,12 +53,39 @@ export function sandboxMode(settings: Settings): SandboxSetting {
   return settings.sandbox?.mode ?? (sandboxAvailable().ok ? "workspace-write" : "off");
 }
 
+/**
+ * The sandbox's network: off unless asked for; asked for, its own namespace through slirp4netns,
+ * or the host's network where slirp4netns is missing (the daemon warns at start).
+ */
+export function sandboxNetwork(settings: Settings): SandboxNetwork {
+  if (!(settings.sandbox?.network ?? false)) return "off";
+  return isolatedNetworkAvailable() ? "isolated" : "host";
+}
+
+/** One line for the daemon's start banner, e.g. "sandbox: workspace-write, network off". */
+export function sandboxSummary(settings: Settings): string {
+  const mode = sandboxMode(settings);
+  if (mode === "off") return "sandbox: off";
+  if (!sandboxAvailable().ok) return `sandbox: ${mode} (bubblewrap cannot run: bash is refused)`;
+  const network = { off: "network off", isolated: "network on (isolated)", host: "network on (host network)" }[sandboxNetwork(settings)];
+  const sockets = unixSocketFilter() ? "" : ", unix sockets not filtered (no seccomp filter for this architecture)";
+  return `sandbox: ${mode}, ${network}${sockets}`;
+}
+
 export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: SandboxSetting } {
   const { settings } = input;
   const cwd = real(input.cwd);
   const mode = sandboxMode(settings);
+  const limits = { ...DEFAULT_LIMITS, ...settings.sandbox?.limits };
   const sandbox: SandboxPolicy | undefined =
-    mode === "off" ? undefined : { mode, network: settings.sandbox?.network ?? true, writableRoots: (settings.sandbox?.writableRoots ?? []).map((p) => real(expandRoot(p, cwd))) };
+    mode === "off"
+      ? undefined
+      : {
+          mode,
+          network: sandboxNetwork(settings),
+          writableRoots: (settings.sandbox?.writableRoots ?? []).map((p) => real(expandRoot(p, cwd))),
+          limits: { processes: limits.processes, memoryMB: limits.memoryMB, tmpMB: limits.tmpMB },
+        };
   return {
     allowOutsideCwd: settings.allowOutsideCwd ?? false,
     deniedPaths: [...new Set(input.pithPaths.map(real))],
@@ -60,5 +94,8 @@ export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: 
     env: toolEnvironment(input.env, settings.secretEnv),
     sandbox,
     sandboxMode: mode,
+    // the daemon reads all of a command's output, sandboxed or not: the limit holds for both
+    maxOutputBytes: limits.outputMB * 1024 * 1024,
+    ...(input.tempDir ? { tempDir: input.tempDir } : {}),
   };
 }

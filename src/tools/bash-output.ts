@@ -1,6 +1,7 @@
 // A command's combined output: only the tail is kept in memory (that is what the model sees);
 // once the output outgrows the limits, all of it also goes to a temp file so nothing is lost and
-// the model can page through the file with read or grep.
+// the model can page through the file with read or grep. The file holds at most maxFileBytes
+// (bash kills a command at that much output anyway; this bounds what arrives meanwhile).
 import { randomUUID } from "node:crypto";
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { unlink } from "node:fs/promises";
@@ -22,7 +23,8 @@ export class OutputCollector {
   private chunks: Buffer[] = [];
   private memBytes = 0;
   private droppedBytes = 0;
-  private totalBytes = 0;
+  private _totalBytes = 0;
+  private fileBytes = 0;
   private newlines = 0;
   private lastByte = -1;
   private spilled = false;
@@ -34,17 +36,23 @@ export class OutputCollector {
     private readonly tempDir: string | undefined,
     private readonly maxBytes = MAX_BYTES,
     private readonly maxLines = MAX_LINES,
+    private readonly maxFileBytes = Infinity,
   ) {}
+
+  /** bytes pushed so far */
+  get totalBytes(): number {
+    return this._totalBytes;
+  }
 
   push(data: Buffer): void {
     if (data.length === 0) return;
-    this.totalBytes += data.length;
+    this._totalBytes += data.length;
     for (let i = data.indexOf(10); i !== -1; i = data.indexOf(10, i + 1)) this.newlines++;
     this.lastByte = data[data.length - 1];
     this.chunks.push(data);
     this.memBytes += data.length;
     if (this.spilled) {
-      this.file?.write(data);
+      this.writeFile(data);
     } else if (this.totalBytes > this.maxBytes || this.newlines >= this.maxLines) {
       // (>= : one more unterminated line would already be over the line limit)
       this.spill();
@@ -92,12 +100,20 @@ export class OutputCollector {
       file.on("error", () => {
         this.fileFailed = true;
       });
-      for (const c of this.chunks) file.write(c);
       this.file = file;
+      for (const c of this.chunks) this.writeFile(c);
       this.fullOutputPath = path;
     } catch {
       this.fileFailed = true;
     }
+  }
+
+  private writeFile(data: Buffer): void {
+    const room = this.maxFileBytes - this.fileBytes;
+    if (!this.file || room <= 0) return;
+    const part = data.length > room ? data.subarray(0, room) : data;
+    this.fileBytes += part.length;
+    this.file.write(part);
   }
 
   private render(): CollectedOutput {
@@ -118,7 +134,7 @@ export class OutputCollector {
         ? `the last ${formatSize(t.keptBytes)} of the final line`
         : `the last ${t.keptLines} line${t.keptLines === 1 ? "" : "s"}`;
       text +=
-        `\n\n[Output truncated: showing ${shown} of ${totalLines} lines (${formatSize(this.totalBytes)} in all). ` +
+        `\n\n[Output truncated: showing ${shown} of ${totalLines} lines (${formatSize(this._totalBytes)} in all). ` +
         (fullOutputPath ? `Full output: ${fullOutputPath}]` : `The full output could not be saved.]`);
     }
     return { text, truncated, totalLines, totalBytes: this.totalBytes, fullOutputPath: truncated ? fullOutputPath : undefined };

@@ -12,9 +12,14 @@
 // end with the command: its pid namespace ends when the shell does.)
 //
 // The process gets ctx.env (the daemon's environment without pith's secrets) and, with
-// ctx.sandbox, runs inside bubblewrap (see sandbox.ts). Every process group started here is
-// registered with the reaper before it starts (spawnTracked), so none outlives the daemon,
-// however it dies.
+// ctx.sandbox, runs inside bubblewrap (see sandbox.ts, sandbox-run.ts). Every process group
+// started here is registered with the reaper before it starts (spawnTracked), so none outlives
+// the daemon, however it dies.
+//
+// Limits: output past ctx.maxOutputBytes kills the command (the daemon reads every byte, and a
+// command printing forever would otherwise fill the disk with its spill file); in the sandbox, a
+// command that goes past its processes or memory limit (where a cgroup can count them) is killed
+// too. Each says which setting to raise.
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
@@ -22,7 +27,8 @@ import { findOnPath } from "./find-on-path.js";
 import { abortedError, throwIfAborted } from "./errors.js";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper, spawnTracked } from "./reaper.js";
-import { BWRAP, bwrapArgs } from "./sandbox.js";
+import type { LimitHit } from "./sandbox-cgroup.js";
+import { SandboxRun } from "./sandbox-run.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
@@ -76,17 +82,30 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
     throw new ToolError(`The working directory ${ctx.cwd} does not exist`);
   }
 
-  const output = new OutputCollector(ctx.tempDir);
-  const command = [shell(), "-c", `exec 2>&1; ${params.command}`];
-  const [file, ...args] = ctx.sandbox
-    ? [BWRAP, ...bwrapArgs(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, command)]
-    : command;
-  const child = spawnTracked(file, args, { cwd: ctx.cwd, env: ctx.env ?? toolEnvironment(process.env) });
+  const maxOutput = ctx.maxOutputBytes ?? Infinity;
+  const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES, maxOutput);
+  const script = `exec 2>&1; ${params.command}`;
+  const sandbox = ctx.sandbox
+    ? new SandboxRun(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell(), script)
+    : undefined;
+  const [file, ...args] = sandbox ? [sandbox.file, ...sandbox.args] : [shell(), "-c", script];
+  let child: ReturnType<typeof spawnTracked>;
+  try {
+    child = spawnTracked(file, args, {
+      cwd: ctx.cwd,
+      env: ctx.env ?? toolEnvironment(process.env),
+      extraStdio: sandbox?.extraStdio,
+      beforeStart: sandbox && ((pid) => sandbox.beforeStart(pid)),
+    });
+  } catch (err) {
+    await sandbox?.finish();
+    throw new ToolError(`Could not start the sandbox: ${(err as Error).message}`);
+  }
 
   return new Promise<ToolOutput>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let pipesClosed = false;
-    let killedFor: "abort" | "timeout" | undefined;
+    let killedFor: "abort" | "timeout" | "output" | LimitHit | undefined;
     let killDone = false;
     let settled = false;
     let updateTimer: NodeJS.Timeout | undefined;
@@ -100,6 +119,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
     };
     const onData = (data: Buffer) => {
       output.push(data);
+      if (output.totalBytes > maxOutput) kill("output");
       if (!ctx.onUpdate || updateTimer || settled) return;
       const wait = lastUpdate + UPDATE_INTERVAL_MS - Date.now();
       if (wait <= 0) sendUpdate();
@@ -114,7 +134,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       pipesClosed = true;
     };
 
-    const kill = (reason: "abort" | "timeout") => {
+    const kill = (reason: NonNullable<typeof killedFor>) => {
       if (killedFor || settled || (exit && pipesClosed)) return;
       killedFor = reason;
       const pid = child.pid;
@@ -129,6 +149,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       else void killProcessGroup(pid, KILL_GRACE_MS).then(done, done);
     };
 
+    sandbox?.start(child, (hit) => kill(hit));
     const onAbort = () => kill("abort");
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     const timeoutTimer = params.timeout !== undefined ? setTimeout(() => kill("timeout"), params.timeout * 1000) : undefined;
@@ -138,6 +159,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       if (settled) return;
       settled = true;
       cleanup();
+      void sandbox?.finish();
       reject(new ToolError(`Could not run the command: ${err.message}`));
     });
     child.on("exit", (code, signal) => {
@@ -167,7 +189,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       cleanup();
       // background jobs may live on in the group: the reaper keeps it listed until they end
       if (child.pid !== undefined && !signalGroup(child.pid, 0)) reaper.untrack(child.pid);
-      void output.finish().then((out) => {
+      void Promise.all([output.finish(), sandbox?.finish()]).then(([out, hit]) => {
         const details: BashDetails = {
           exitCode: exit!.code,
           ...(exit!.signal ? { signal: exit!.signal } : {}),
@@ -176,10 +198,16 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
           totalBytes: out.totalBytes,
           ...(out.fullOutputPath ? { fullOutputPath: out.fullOutputPath } : {}),
         };
-        const body = out.text;
+        const netNote = sandbox?.networkProblem && `[The sandbox's network could not be started (${sandbox.networkProblem}); the command ran without one.]`;
+        const body = [out.text, netNote].filter(Boolean).join("\n\n");
         const withNote = (note: string) => (body.length > 0 ? `${body}\n\n${note}` : note);
         if (killedFor === "abort") {
           reject(new Error(withNote(abortedError("Command").message)));
+        } else if (killedFor === "output") {
+          reject(new ToolError(withNote(`Command killed: its output passed ${formatMiB(maxOutput)} (sandbox.limits.outputMB)`), details));
+        } else if (hit && ctx.sandbox) {
+          // the kernel may have killed a process before the watch saw it: the cgroup's count tells
+          reject(new ToolError(withNote(limitMessage(hit, ctx.sandbox.limits)), details));
         } else if (killedFor === "timeout") {
           reject(new ToolError(withNote(`Command timed out after ${params.timeout} seconds (it was killed)`), details));
         } else if (exit!.code !== 0) {
@@ -191,4 +219,14 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       }, reject);
     }
   });
+}
+
+function formatMiB(bytes: number): string {
+  return `${Math.round(bytes / (1024 * 1024))} MiB`;
+}
+
+function limitMessage(hit: LimitHit, limits: { processes: number; memoryMB: number }): string {
+  return hit === "memory"
+    ? `Command killed: it used more than ${limits.memoryMB} MiB of memory (sandbox.limits.memoryMB)`
+    : `Command killed: it tried to run more than ${limits.processes} processes at once (sandbox.limits.processes)`;
 }

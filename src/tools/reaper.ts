@@ -108,17 +108,35 @@ export const reaper = new Reaper();
 /** Runs "$@" once a line arrives on stdin, with stdin then closed; nothing at end-of-file. */
 const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"];
 
+export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detached"> {
+  /** more pipes after stdin, stdout and stderr (fds 3, 4, ...: the sandbox's handshake) */
+  extraStdio?: number;
+  /** runs with the gate's pid before the gate opens (e.g. to put it in a cgroup) */
+  beforeStart?: (pid: number) => void;
+}
+
 /**
  * Starts `file args` as the leader of a new process group registered with the reaper. The
  * command waits behind a gate (a `read` on its stdin) until its group is registered, so a daemon
  * killed in between leaves nothing running: the gate reads end-of-file and exits. Its stdin is
- * then closed (end-of-file for anything that reads it).
+ * then closed (end-of-file for anything that reads it). If beforeStart throws, the gate is
+ * closed unopened and the error is thrown.
  */
-export function spawnTracked(file: string, args: readonly string[], options: Omit<SpawnOptions, "stdio" | "detached">): ChildProcessWithoutNullStreams {
+export function spawnTracked(file: string, args: readonly string[], options: TrackedSpawnOptions): ChildProcessWithoutNullStreams {
+  const { extraStdio = 0, beforeStart, ...spawnOptions } = options;
   const [gate, ...gateArgs] = GATE;
-  const child = spawn(gate, [...gateArgs, file, ...args], { ...options, detached: true, stdio: ["pipe", "pipe", "pipe"] }) as ChildProcessWithoutNullStreams;
+  const stdio = ["pipe", "pipe", "pipe", ...Array<"pipe">(extraStdio).fill("pipe")] as const;
+  const child = spawn(gate, [...gateArgs, file, ...args], { ...spawnOptions, detached: true, stdio: [...stdio] }) as ChildProcessWithoutNullStreams;
   child.stdin.on("error", () => undefined); // a command that failed to start
   if (child.pid !== undefined) reaper.track(child.pid);
+  if (beforeStart && child.pid !== undefined) {
+    try {
+      beforeStart(child.pid);
+    } catch (err) {
+      child.stdin.end(); // end-of-file: the gate exits without running anything
+      throw err;
+    }
+  }
   child.stdin.end("go\n");
   return child;
 }

@@ -6,19 +6,62 @@
 //   readonly         the same, but the cwd is read-only too (only the private /tmp is writable).
 // The command also gets its own pid namespace and /proc, so it cannot see the daemon's process
 // (whose /proc/<pid>/environ holds the API key), and `--die-with-parent` plus the namespace mean
-// every process of the command dies when the daemon does. Network stays on unless turned off.
+// every process of the command dies when the daemon does. More walls, each in its own file:
+//   seccomp.ts        no AF_UNIX sockets, so no way to the user's agents and services by path;
+//   sandbox-net.ts    network off, or its own namespace with no path to the host's loopback;
+//   sandbox-cgroup.ts limits on processes and memory (the private /tmp's size is bwrap's --size);
+//   sandbox-run.ts    puts them together for one command.
+// /run (sockets of D-Bus, systemd, docker, the user's runtime dir) is hidden as well: the seccomp
+// filter already stops connecting, and what is not seen cannot be probed.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { sep } from "node:path";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { isAbsolute, sep } from "node:path";
 
 export type SandboxMode = "workspace-write" | "readonly";
 
+/**
+ * off       no network at all (not even 127.0.0.1): the default;
+ * isolated  its own network namespace with outbound access through slirp4netns, and no path to
+ *           the host's loopback (so not to `pith serve` or other local services);
+ * host      the host's network (asked for, where slirp4netns is missing).
+ */
+export type SandboxNetwork = "off" | "isolated" | "host";
+
+/** What one sandboxed command may use (settings' sandbox.limits; output is limited by bash itself). */
+export interface SandboxLimits {
+  /** processes and threads at once */
+  processes: number;
+  memoryMB: number;
+  /** the private /tmp's size */
+  tmpMB: number;
+}
+
+export const DEFAULT_LIMITS = { processes: 512, memoryMB: 4096, outputMB: 100, tmpMB: 512 } as const;
+
 export interface SandboxPolicy {
   mode: SandboxMode;
-  /** network access (default true) */
-  network: boolean;
+  network: SandboxNetwork;
   /** more writable directories (absolute) */
   writableRoots: readonly string[];
+  limits: SandboxLimits;
+}
+
+/** Descriptors of the bwrap process that carry the seccomp filter and the network handshake. */
+export interface SandboxFds {
+  /** bwrap reads the seccomp program from it */
+  seccomp?: number;
+  /** bwrap writes the command's pid there (JSON), for slirp4netns */
+  info?: number;
+  /** the command starts once something can be read there (after the network is up) */
+  block?: number;
+  /**
+   * Run the command as uid 0 of bwrap's user namespace (still the user outside, with no
+   * capabilities). Needed for slirp4netns as a normal user: otherwise bwrap, after mounting
+   * /dev as uid 0 of a first user namespace, moves into a second one to give the command the
+   * user's uid back, and the network namespace belongs to the first, which slirp4netns cannot
+   * join from the outside.
+   */
+  rootInNamespace?: boolean;
 }
 
 /** What a sandboxed command sees of the file system besides the read-only root. */
@@ -65,9 +108,10 @@ function depth(path: string): number {
  * pith's home inside the cwd is hidden after the cwd is mounted. Mounts of one same path apply in
  * the order listed (a stable sort): hidden beats read-only and writable roots, the cwd beats hidden.
  */
-export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[]): string[] {
+export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}): string[] {
   const writable = policy.mode === "workspace-write";
-  const ops: { path: string; args: string[] }[] = [{ path: "/tmp", args: ["--tmpfs", "/tmp"] }];
+  const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
+  const ops: { path: string; args: string[] }[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
   if (writable) for (const root of policy.writableRoots) ops.push({ path: root, args: ["--bind-try", root, root] });
   for (const p of mounts.readOnly) ops.push({ path: p, args: ["--ro-bind-try", p, p] });
   // nothing to hide where nothing exists (and bwrap cannot make a mount point on a read-only root)
@@ -80,10 +124,43 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
     "--proc", "/proc",
     "--unshare-pid",
     "--die-with-parent",
-    ...(policy.network ? [] : ["--unshare-net"]),
+    ...(policy.network === "host" ? [] : ["--unshare-net"]),
+    ...(fds.rootInNamespace ? ["--unshare-user", "--uid", "0", "--gid", "0"] : []),
+    ...(fds.seccomp !== undefined ? ["--seccomp", String(fds.seccomp)] : []),
+    ...(fds.info !== undefined ? ["--info-fd", String(fds.info)] : []),
+    ...(fds.block !== undefined ? ["--block-fd", String(fds.block)] : []),
     ...ops.flatMap((o) => o.args),
     "--chdir", mounts.cwd,
     "--",
     ...command,
   ];
+}
+
+/**
+ * The host's runtime directories, hidden from sandboxed commands: /run (and /var/run where it is
+ * not a link to it) and $XDG_RUNTIME_DIR, where the user's agents, D-Bus and docker keep their
+ * sockets. Kept visible: /etc/resolv.conf where it points into /run (systemd-resolved), or DNS
+ * would break with the network on.
+ */
+export function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]; readOnly: string[] } {
+  const hidden = ["/run"];
+  try {
+    if (!lstatSync("/var/run").isSymbolicLink()) hidden.push("/var/run");
+  } catch {
+    // no /var/run
+  }
+  const xdg = env.XDG_RUNTIME_DIR;
+  if (xdg && isAbsolute(xdg)) hidden.push(real(xdg));
+  const readOnly: string[] = [];
+  const resolv = real("/etc/resolv.conf");
+  if (hidden.some((h) => resolv.startsWith(h + sep))) readOnly.push(resolv);
+  return { hidden, readOnly };
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }

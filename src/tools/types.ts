@@ -24,6 +24,8 @@ export interface ToolContext {
   onUpdate?: (partial: ToolOutput) => void;
   /** where full outputs of truncated results are kept (default: the OS temp dir) */
   tempDir?: string;
+  /** a command whose output passes this many bytes is killed (bash; default: no limit) */
+  maxOutputBytes?: number;
 }
 
 export type ToolOutput = {

@@ -1,11 +1,13 @@
 // Sandboxed bash: where bubblewrap works, the model's commands run in workspace-write by default:
 // they cannot write outside the cwd, read pith's token or transcripts, see the daemon's process,
 // or outlive the daemon. readonly and network-off modes; the user's own bash is not sandboxed.
+// More walls each have their own file: sandbox-sockets (no unix sockets), sandbox-network (the
+// network, off or isolated), sandbox-limits (processes, memory, /tmp, output).
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
+import { DEFAULT_LIMITS, bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { FLOW_SETTINGS, poll, processWithArg, startRpcDaemon, startServeDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
@@ -38,7 +40,7 @@ function mounts(args: string[]): string[][] {
 }
 
 test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home stays visible and pith's home inside the cwd stays hidden", () => {
-  const policy = { mode: "workspace-write" as const, network: true, writableRoots: [] };
+  const policy = { mode: "workspace-write" as const, network: "host" as const, writableRoots: [], limits: DEFAULT_LIMITS };
   // hidden paths are only mounted where they exist: use ones that do
   const home = "/usr/share";
   const inTmp = mounts(bwrapArgs(policy, { cwd: "/tmp/proj", hidden: [home], readOnly: ["/tmp/proj/.pith"] }, ["sh"]));
@@ -49,7 +51,7 @@ test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home st
   assert.deepEqual(cwdInHome.slice(1), [["tmpfs", home], ["bind", `${home}/demo`], ["ro-bind-try", `${home}/demo/.pith`]]);
   const cwdIsHome = mounts(bwrapArgs(policy, { cwd: home, hidden: [home], readOnly: [] }, ["sh"]));
   assert.deepEqual(cwdIsHome.slice(1), [["tmpfs", home], ["bind", home]], "the session's own cwd stays visible");
-  const args = bwrapArgs({ ...policy, mode: "readonly", network: false }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
+  const args = bwrapArgs({ ...policy, mode: "readonly", network: "off" }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
   assert.ok(args.includes("--unshare-net") && args.includes("--unshare-pid") && args.includes("--die-with-parent"));
   assert.deepEqual(args.slice(-4), ["--", "sh", "-c", "x"]);
   assert.deepEqual(mounts(args), [["tmpfs", "/tmp"], ["ro-bind", "/work/app"]], "readonly binds the cwd read-only");
@@ -99,7 +101,7 @@ test("workspace-write by default: no write outside the cwd, no token, no daemon 
   await drainFake(fake);
 });
 
-test("--sandbox readonly: the cwd is read-only too; network off: no connection even to 127.0.0.1", { skip }, async (t) => {
+test("--sandbox readonly: the cwd is read-only too; network off (also the default): no connection even to 127.0.0.1", { skip }, async (t) => {
   const home = tempDir(t);
   const cwd = tempDir(t);
   writeFileSync(join(cwd, "a.txt"), "hello\n");
@@ -120,13 +122,14 @@ test("--sandbox readonly: the cwd is read-only too; network off: no connection e
   d.endStdin();
   await d.waitExit();
 
-  // the same connection works with the network on (the default)
+  // the network is off by default too (see sandbox-network.test.ts for the network on)
   writeSettings(home, FLOW_SETTINGS);
   const d2 = startRpcDaemon(t, { home, fake, cwd });
   await d2.peer.initialize();
   const s2 = await d2.peer.request("openSession", { sessionId: s.sessionId });
-  const on = await modelCalls(d2.peer, fake, s2.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
-  assert.match(on.text, /connected/);
+  const byDefault = await modelCalls(d2.peer, fake, s2.sessionId, "bash", { command: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected` });
+  assert.equal(byDefault.isError, true, byDefault.text);
+  assert.doesNotMatch(byDefault.text, /connected/);
   d2.endStdin();
   await d2.waitExit();
   await drainFake(fake);

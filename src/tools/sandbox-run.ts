@@ -1,0 +1,104 @@
+// One command in the sandbox: bwrap's arguments and the descriptors it reads (the seccomp
+// filter; for an isolated network, the pid report and the start gate), the command's cgroup,
+// slirp4netns, and a watch for the limits. bash.ts spawns the process and asks this for:
+//   extraStdio   how many descriptors past stdin/stdout/stderr the spawn must open (3, 4, 5);
+//   beforeStart  run with the gate's pid before the command starts (joins the cgroup);
+//   start        run once spawned: feeds the filter, sets up the network, watches the limits;
+//   finish       once the command is gone: the limit it went past (if any); cleans up.
+import type { ChildProcess } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
+import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { commandCgroup, rlimitPrefix, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
+import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
+import { unixSocketFilter } from "./seccomp.js";
+
+/** How often the cgroup's counters are read while the command runs. */
+const WATCH_MS = 100;
+
+export class SandboxRun {
+  readonly file = BWRAP;
+  readonly args: string[];
+  readonly extraStdio: number;
+  private readonly filter = unixSocketFilter();
+  private readonly fds: SandboxFds;
+  private readonly cgroup: CommandCgroup | undefined;
+  private net?: SandboxNet;
+  private watch?: NodeJS.Timeout;
+  private hit?: LimitHit;
+  /** why the network could not be set up (the command then ran without one) */
+  networkProblem?: string;
+
+  /** `script` is the shell script to run (`shell -c script` inside the sandbox). */
+  constructor(
+    readonly policy: SandboxPolicy,
+    mounts: SandboxMounts,
+    shell: string,
+    script: string,
+  ) {
+    this.cgroup = commandCgroup(policy.limits);
+    const isolated = policy.network === "isolated";
+    const root = process.getuid?.() === 0;
+    this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5, rootInNamespace: !root } : {}) };
+    this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
+    const runtime = runtimeMounts();
+    const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };
+    const limited = this.cgroup ? script : rlimitPrefix(policy.limits) + script;
+    this.args = bwrapArgs(policy, all, [shell, "-c", limited], this.fds);
+  }
+
+  beforeStart(pid: number): void {
+    this.cgroup?.join(pid);
+  }
+
+  /** `onLimit` is called once if the command goes past a limit (the caller kills it). */
+  start(child: ChildProcess, onLimit: (hit: LimitHit) => void): void {
+    const fd = (n: number | undefined) => (n === undefined ? undefined : ((child.stdio[n] ?? undefined) as (Readable & Writable) | undefined));
+    const seccomp = fd(this.fds.seccomp);
+    seccomp?.on("error", () => {});
+    seccomp?.end(this.filter);
+    if (this.fds.info !== undefined) this.startNetwork(fd(this.fds.info), fd(this.fds.block));
+    if (this.cgroup) {
+      const cgroup = this.cgroup;
+      this.watch = setInterval(() => {
+        const hit = cgroup.hit();
+        if (!hit || this.hit) return;
+        this.hit = hit;
+        clearInterval(this.watch);
+        onLimit(hit);
+      }, WATCH_MS);
+      this.watch.unref();
+    }
+  }
+
+  private startNetwork(info: Readable | undefined, block: Writable | undefined): void {
+    if (!info || !block) return;
+    info.on("error", () => {});
+    block.on("error", () => {});
+    let text = "";
+    const release = () => {
+      block.end("go");
+      info.destroy();
+    };
+    info.on("data", (d: Buffer) => {
+      if (this.net) return;
+      text += d.toString("utf8");
+      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (!m) return;
+      this.net = attachNetwork(Number(m[1]));
+      void this.net.ready.then((r) => {
+        if (!r.ok) this.networkProblem = r.reason;
+        // without slirp4netns the command still runs, confined, with no network but its loopback
+        release();
+      });
+    });
+  }
+
+  /** The limit the command went past, if any; stops slirp4netns and removes the cgroup. */
+  async finish(): Promise<LimitHit | undefined> {
+    clearInterval(this.watch);
+    this.hit ??= this.cgroup?.hit();
+    this.net?.stop();
+    await this.cgroup?.remove();
+    return this.hit;
+  }
+}

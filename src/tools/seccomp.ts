@@ -1,0 +1,124 @@
+// The seccomp filter bwrap installs in the sandbox (`--seccomp FD`): it refuses socket(AF_UNIX,
+// ...). The mount namespace hides pith's files, but a unix socket is reached by path, and paths
+// the sandbox can see (the user's home, the cwd, an abstract socket, which has no path at all)
+// may hold a listener outside the sandbox: ssh-agent, gpg-agent, D-Bus, docker.sock, a user
+// service. A network namespace does not stop unix sockets (and abstract ones are scoped to the
+// network namespace only when it is unshared), so the wall is here: no AF_UNIX socket can be made.
+//
+// socketpair(AF_UNIX) stays allowed: it makes two connected ends inside the calling process,
+// with no name anyone else can reach, and shells, Python's subprocess, ninja, make's jobserver
+// and many test runners need it. A descriptor can only be passed over an existing connection,
+// and the sandbox cannot open one to the outside.
+//
+// The program is classic BPF over struct seccomp_data {int nr; u32 arch; u64 ip; u64 args[6]}
+// (little-endian on both supported architectures, so args[0]'s low word is at offset 16).
+//   x86_64  native calls, and x32 calls (nr | 0x40000000: the same socket number, so the bit is
+//           masked off rather than the whole x32 ABI refused); i386 calls from a 32-bit binary:
+//           socket (359) is checked like the native one, and socketcall (102), whose arguments
+//           sit in memory a filter cannot read, is refused outright (glibc has used the direct
+//           calls since Linux 4.3, so only very old 32-bit binaries notice).
+//   aarch64 native calls, and arm32 compat calls (socket is 281; arm EABI has no socketcall).
+// Any other architecture kills the process: a filter that cannot read a call must not allow it.
+// Refused sockets fail with EAFNOSUPPORT ("Address family not supported by protocol"), which
+// programs already handle as "no such transport".
+
+const AUDIT_ARCH_X86_64 = 0xc000003e;
+const AUDIT_ARCH_I386 = 0x40000003;
+const AUDIT_ARCH_AARCH64 = 0xc00000b7;
+const AUDIT_ARCH_ARM = 0x40000028;
+const X32_SYSCALL_BIT = 0x40000000;
+
+const AF_UNIX = 1;
+const EAFNOSUPPORT = 97; // the same number on x86_64 and aarch64
+
+const SECCOMP_RET_KILL_PROCESS = 0x80000000;
+const SECCOMP_RET_ERRNO = 0x00050000;
+const SECCOMP_RET_ALLOW = 0x7fff0000;
+
+// BPF opcodes
+const LD_W_ABS = 0x20; // A = *(u32 *)(data + k)
+const ALU_AND_K = 0x54; // A &= k
+const JEQ_K = 0x15; // pc += (A == k) ? jt : jf
+const RET_K = 0x06; // return k
+
+const OFF_NR = 0;
+const OFF_ARCH = 4;
+const OFF_ARG0_LOW = 16;
+
+interface ArchRules {
+  arch: number;
+  /** the socket syscall's number */
+  socket: number;
+  /** a syscall refused whatever its arguments (i386 socketcall) */
+  refuse?: number;
+  /** bits cleared from nr before comparing (the x32 bit) */
+  mask?: number;
+}
+
+const RULES: Partial<Record<NodeJS.Architecture, ArchRules[]>> = {
+  x64: [
+    { arch: AUDIT_ARCH_X86_64, socket: 41, mask: X32_SYSCALL_BIT },
+    { arch: AUDIT_ARCH_I386, socket: 359, refuse: 102 },
+  ],
+  arm64: [
+    { arch: AUDIT_ARCH_AARCH64, socket: 198 },
+    { arch: AUDIT_ARCH_ARM, socket: 281 },
+  ],
+};
+
+/** One instruction; jumps name labels, resolved when the program is assembled. */
+type Insn = { code: number; k: number; jt?: string; jf?: string } | { label: string };
+
+function assemble(program: Insn[]): Buffer {
+  const insns = program.filter((i): i is Exclude<Insn, { label: string }> => !("label" in i));
+  const labels = new Map<string, number>();
+  let pc = 0;
+  for (const i of program) {
+    if ("label" in i) labels.set(i.label, pc);
+    else pc++;
+  }
+  const buf = Buffer.alloc(insns.length * 8);
+  insns.forEach((insn, at) => {
+    const rel = (label: string | undefined) => {
+      if (label === undefined) return 0;
+      const target = labels.get(label);
+      if (target === undefined || target <= at || target - at - 1 > 255) throw new Error(`bad seccomp jump to ${label}`);
+      return target - at - 1;
+    };
+    buf.writeUInt16LE(insn.code, at * 8);
+    buf.writeUInt8(rel(insn.jt), at * 8 + 2);
+    buf.writeUInt8(rel(insn.jf), at * 8 + 3);
+    buf.writeUInt32LE(insn.k >>> 0, at * 8 + 4);
+  });
+  return buf;
+}
+
+/**
+ * The filter for this machine's architecture (process.arch), as the bytes of a struct
+ * sock_filter array; undefined where pith knows no syscall numbers (then no filter is used,
+ * and sandboxSummary says so).
+ */
+export function unixSocketFilter(arch: NodeJS.Architecture = process.arch): Buffer | undefined {
+  const rules = RULES[arch];
+  if (!rules) return undefined;
+  const p: Insn[] = [{ code: LD_W_ABS, k: OFF_ARCH }];
+  rules.forEach((r, n) => p.push({ code: JEQ_K, k: r.arch, jt: `arch${n}`, jf: n + 1 < rules.length ? undefined : "kill" }));
+  rules.forEach((r, n) => {
+    p.push({ label: `arch${n}` }, { code: LD_W_ABS, k: OFF_NR });
+    if (r.mask) p.push({ code: ALU_AND_K, k: ~r.mask >>> 0 });
+    if (r.refuse !== undefined) p.push({ code: JEQ_K, k: r.refuse, jt: "refuse" });
+    p.push({ code: JEQ_K, k: r.socket, jt: "socket", jf: "allow" });
+  });
+  p.push(
+    { label: "socket" },
+    { code: LD_W_ABS, k: OFF_ARG0_LOW },
+    { code: JEQ_K, k: AF_UNIX, jt: "refuse", jf: "allow" },
+    { label: "allow" },
+    { code: RET_K, k: SECCOMP_RET_ALLOW },
+    { label: "refuse" },
+    { code: RET_K, k: SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+    { label: "kill" },
+    { code: RET_K, k: SECCOMP_RET_KILL_PROCESS },
+  );
+  return assemble(p);
+}
