@@ -57,7 +57,7 @@ export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: 
     deniedPaths: [...new Set(input.pithPaths.map(real))],
     // the folder, and where it leads if a repository made it a symlink
     readOnlyPaths: [...new Set([join(cwd, ".pith"), real(join(cwd, ".pith"))])],
-    env: toolEnvironment(input.env, settings.secretEnv),
+    env: toolEnvironment(input.env, { allow: settings.allowEnv, secret: settings.secretEnv }),
     sandbox,
     sandboxMode: mode,
   };
