@@ -9,6 +9,9 @@ import { COMMANDS, parseCommandLine, takesStore } from "./args.js";
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
+import { linkSecurityFrom } from "./link-config.js";
+import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
+import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
 import { listStoreSessions, runStoreCommand } from "./store-command.js";
 import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config.js";
@@ -16,10 +19,12 @@ import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
 usage:
-  pith serve [--host H] [--port P] [--token T] [--allow-origin O]... [--stdio] [--idle-unload S]
+  pith serve [--host H] [--port P] [--token-file F] [--allow-origin O]... [--stdio] [--idle-unload S]
                              the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
                              JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
-                             subscribed to are unloaded after S seconds idle (default 600, 0: never)
+                             subscribed to are unloaded after S seconds idle (default 600, 0: never).
+                             The token: --token-file F, PITH_TOKEN, else $PITH_HOME/token (made
+                             once, kept across restarts); --token T works but ps shows it
   pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
   pith acp                   the Agent Client Protocol over stdin/stdout, for editors (docs/acp.md)
   pith --mode json [--session FILE | --continue] [--model ID] "prompt"
@@ -30,6 +35,8 @@ usage:
   pith list [--cwd <dir>]    list the store's sessions, newest first
   pith store import <file>...            copy session files into the PostgreSQL store
   pith store export <id> [--out <file>]  write a session of the PostgreSQL store as a session file
+  pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
+                             a new token (running daemons keep the old one until restarted)
   pith --help | --version
 
 Each command takes only its own options. Files are opened read-only by tree and context: old
@@ -39,12 +46,16 @@ What the model's tools may do (serve, --mode rpc | json, acp; over settings.json
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
   --permission-mode auto|ask|readonly      --allow-outside-cwd
 The session store (serve, --mode rpc | json, acp, list, store):
-  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions
+  --store-file F | PITH_STORE   a file holding postgres://... (or --store URL, which ps shows), or
+                                (the default) files under $PITH_HOME/sessions
   with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
-  --node-url ws[s]://...  (where the other nodes reach it)   --cluster-token T (A-Z a-z 0-9 _ -)
+  --node-url ws[s]://...  (where the other nodes reach it)
+  --cluster-token-file F | PITH_CLUSTER_TOKEN  (A-Z a-z 0-9 _ -; --cluster-token T: ps shows it)
+  --tls-ca F | PITH_TLS_CA  (serve, --mode rpc: the CA wss:// nodes' certificates chain to)
+  --trusted-network  (serve, --mode rpc: allow plain ws:// links to other machines)
   --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
   takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
-Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
+Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo), PITH_STORE,
 PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
 options; an option wins over its variable)`;
@@ -97,9 +108,12 @@ export async function main(argv: string[]): Promise<number> {
   const roots = COMMANDS[command].flags.includes("--workspace-root") ? parsed.all : undefined;
   const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env, roots) : { kind: "file" };
   if (typeof store === "string") return usageError(store);
+  const link = linkSecurityFrom(str, has, process.env, store);
+  if (typeof link === "string") return usageError(link);
+  for (const warning of commandLineSecretWarnings(str)) log.warn(warning);
   switch (command) {
     case "--mode rpc":
-      return runDaemon({ log, stdio: true, flags: trusted, store });
+      return runDaemon({ log, stdio: true, flags: trusted, store, link });
     case "--mode json":
       return runJsonMode({ log, prompt: args.join(" "), session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store });
     case "acp":
@@ -109,8 +123,11 @@ export async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
       const idle = Number(str("--idle-unload") ?? 600);
       if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
-      const serve = { host: str("--host") ?? "127.0.0.1", port, token: str("--token"), allowedOrigins: parsed.all("--allow-origin") };
-      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve });
+      const token = secretSetting(str, process.env, { flag: "--token", fileFlag: "--token-file", variable: "PITH_TOKEN" });
+      if (typeof token === "string") return usageError(token);
+      const given = token && { value: token.value, from: token.source as "--token" | "--token-file" | "PITH_TOKEN", file: str("--token-file") };
+      const serve = { host: str("--host") ?? "127.0.0.1", port, token: given, allowedOrigins: parsed.all("--allow-origin") };
+      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve, link });
     }
     case "store import":
     case "store export": {
@@ -120,6 +137,8 @@ export async function main(argv: string[]): Promise<number> {
       const what = command === "store import" ? { command: "import" as const, files: args } : { command: "export" as const, sessionId: args[0], out };
       return runStoreCommand(what, store, log);
     }
+    case "token":
+      return runTokenCommand({ rotate: has("--rotate") });
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }
