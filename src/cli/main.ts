@@ -46,8 +46,8 @@ What the model's tools may do (serve, --mode rpc | json, acp; over settings.json
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
   --permission-mode auto|ask|readonly      --allow-outside-cwd
 The session store (serve, --mode rpc | json, acp, list, store):
-  --store-file F | PITH_STORE   a file holding postgres://... (or --store URL, which ps shows), or
-                                (the default) files under $PITH_HOME/sessions
+  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions; a URL
+                                with a password: --store-file F (a file holding it) or PITH_STORE
   with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
   --node-url ws[s]://...  (where the other nodes reach it)
   --cluster-token-file F | PITH_CLUSTER_TOKEN  (A-Z a-z 0-9 _ -; --cluster-token T: ps shows it)
