@@ -108,7 +108,8 @@ export async function main(argv: string[]): Promise<number> {
   const roots = COMMANDS[command].flags.includes("--workspace-root") ? parsed.all : undefined;
   const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env, roots) : { kind: "file" };
   if (typeof store === "string") return usageError(store);
-  const link = linkSecurityFrom(str, has, process.env, store);
+  // how the relaying daemons (serve, --mode rpc) link to other nodes; the other commands never link
+  const link = COMMANDS[command].flags.includes("--tls-ca") ? linkSecurityFrom(str, has, process.env, store) : {};
   if (typeof link === "string") return usageError(link);
   for (const warning of commandLineSecretWarnings(str)) log.warn(warning);
   switch (command) {
