@@ -18,6 +18,7 @@ export const ErrorCodes = {
   Aborted: -32016,
   CompactionSkipped: -32017,
   SessionMoved: -32018,
+  Forbidden: -32019,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -40,6 +41,8 @@ export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
   CompactionSkipped: "An automatic compaction was skipped because it would free too little; sent as an `error` event, never as a response.",
   SessionMoved:
     "The session is owned by another pith node sharing the store (PostgreSQL store): this node may not write it. data.owner names the node and, when it advertised one, its URL to reconnect to.",
+  Forbidden:
+    "The connection may not call this method: another node's link (authenticated with the cluster token) may only relay a client's session requests. data.method names the method.",
 };
 
 /** The name of a code, or undefined for a code this version does not define. */

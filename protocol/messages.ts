@@ -6,6 +6,13 @@ import { z } from "zod";
 /** Opaque, non-empty identifier (session, entry, tool call, run). */
 export const Id = z.string().min(1);
 
+/**
+ * A session id a client names: 1 to 128 of A-Z a-z 0-9 _ - (pith and Pi make UUIDs). Stores
+ * build file names from it (a PostgreSQL node's local copy), so `../x` or `a/b` is refused
+ * before any path is made. Same pattern as src/session/ids.ts.
+ */
+export const SessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a session id is 1 to 128 of A-Z a-z 0-9 _ -");
+
 // -- content blocks --
 
 export const TextContent = z.looseObject({

@@ -8,13 +8,14 @@ import {
   CompactionResult,
   Id,
   ImageInput,
+  SessionId,
   PermissionMode,
   ThinkingLevel,
 } from "./messages.js";
 
 // -- shared pieces --
 
-const SessionRef = { sessionId: Id };
+const SessionRef = { sessionId: SessionId };
 
 const NonNegInt = z.int().nonnegative();
 
@@ -183,7 +184,7 @@ const createSession = {
 
 const openSession = {
   scope: "global",
-  params: z.union([z.strictObject({ sessionFile: z.string().min(1) }), z.strictObject({ sessionId: Id })], {
+  params: z.union([z.strictObject({ sessionFile: z.string().min(1) }), z.strictObject({ sessionId: SessionId })], {
     error: "expected exactly one of sessionFile, sessionId",
   }),
   result: SessionOpened,

@@ -16,6 +16,7 @@ const FLAGS: Record<string, FlagKind> = {
   "--host": "value",
   "--port": "value",
   "--token": "value",
+  "--token-file": "value",
   "--tls-cert": "value",
   "--tls-key": "value",
   "--allow-origin": "repeated",
@@ -32,8 +33,13 @@ const FLAGS: Record<string, FlagKind> = {
   "--node-id": "value",
   "--node-url": "value",
   "--cluster-token": "value",
+  "--cluster-token-file": "value",
+  "--store-file": "value",
+  "--tls-ca": "value",
+  "--trusted-network": "switch",
   "--workspace-root": "repeated",
   "--out": "value",
+  "--rotate": "switch",
 };
 
 /** Taken by every command. */
@@ -41,11 +47,16 @@ const GLOBAL = ["--help", "--version", "--log-level"];
 /** What the model's tools may do (settings from flags). */
 const TOOLS = ["--sandbox", "--sandbox-network", "--permission-mode", "--allow-outside-cwd"];
 /** The session store. */
-const STORE = ["--store", "--node-id", "--node-url", "--cluster-token"];
+const STORE = ["--store", "--store-file", "--node-id", "--node-url", "--cluster-token", "--cluster-token-file"];
 /** What a daemon node of a PostgreSQL store reaches (not for the store commands). */
 const NODE = ["--workspace-root"];
+/**
+ * How a node that relays clients (serve, --mode rpc) links to the others: the CA a wss:// node's
+ * certificate must chain to, and whether plain ws:// to another machine is allowed.
+ */
+const LINK = ["--tls-ca", "--trusted-network"];
 
-export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export";
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token";
 
 interface CommandSpec {
   flags: readonly string[];
@@ -58,8 +69,8 @@ interface CommandSpec {
 const NONE = { args: [0, 0], argsError: "takes no arguments" } as const;
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
-  serve: { flags: ["--host", "--port", "--token", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE], ...NONE },
-  "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE, ...NODE], ...NONE },
+  serve: { flags: ["--host", "--port", "--token", "--token-file", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE, ...LINK], ...NONE },
+  "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE, ...NODE, ...LINK], ...NONE },
   "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE], args: [0, Infinity], argsError: "" },
   acp: { flags: [...TOOLS, ...STORE, ...NODE], ...NONE },
   demo: { flags: [], ...NONE },
@@ -68,6 +79,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   list: { flags: ["--cwd", "--json", ...STORE], ...NONE },
   "store import": { flags: [...STORE], args: [1, Infinity], argsError: "needs at least one session file" },
   "store export": { flags: ["--out", ...STORE], args: [1, 1], argsError: "takes one session id" },
+  token: { flags: ["--rotate"], ...NONE },
 };
 
 /** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */
@@ -132,7 +144,7 @@ export type Parsed =
       all(name: string): string[];
     };
 
-const PLAIN = ["serve", "acp", "demo", "tree", "context", "list"] as const satisfies readonly CommandName[];
+const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token"] as const satisfies readonly CommandName[];
 
 function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
   const mode = t.flags.get("--mode");

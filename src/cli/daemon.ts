@@ -6,25 +6,39 @@ import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import type { Settings } from "../host/settings.js";
 import { SessionHost } from "../host/session-host.js";
-import { generateToken, writeTokenFile } from "../rpc/auth.js";
+import { checkTokenStrength } from "../rpc/auth.js";
+import type { LinkSecurity } from "../rpc/link-security.js";
 import { RpcServer } from "../rpc/server.js";
 import { stdioConnection } from "../rpc/stdio-transport.js";
 import { startWsServer } from "../rpc/ws-server.js";
 import { defaultSessionsDir, pithHome } from "../session/paths.js";
+import { serveBanner, type TokenOrigin } from "./banner.js";
 import { openStore } from "./open-store.js";
+import { BadTokenFile, ensureTokenFile } from "./token-file.js";
 import type { StoreConfig } from "./store-config.js";
 import { loadTlsFiles, type TlsFiles } from "./tls-files.js";
 
 export interface DaemonOptions {
   log: Logger;
   stdio: boolean;
-  /** token: checked by the caller (checkTokenStrength), generated when absent; tls: the PEM files */
-  serve?: { host: string; port: number; token?: string; tls?: { cert: string; key: string }; allowedOrigins: string[] };
+  /**
+   * `token`: given by --token, --token-file or PITH_TOKEN (else $PITH_HOME/token, made once and
+   * kept); `tls`: the PEM files of `--tls-cert` / `--tls-key`
+   */
+  serve?: {
+    host: string;
+    port: number;
+    token?: { value: string; from: "--token" | "--token-file" | "PITH_TOKEN"; file?: string };
+    tls?: { cert: string; key: string };
+    allowedOrigins: string[];
+  };
   idleUnloadMs?: number;
   /** settings from command-line flags (see main.ts) */
   flags?: Settings;
   /** the session store (default: files under $PITH_HOME/sessions) */
   store?: StoreConfig;
+  /** how links to the other nodes of a PostgreSQL store are protected */
+  link?: LinkSecurity;
 }
 
 const WEB_DIR = fileURLToPath(new URL("../../../clients/web/dist", import.meta.url));
@@ -67,7 +81,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
   const host = await hostOrExit(log, opts.serve ? (opts.idleUnloadMs ?? 10 * 60_000) : 0, opts.flags, opts.store);
   if (!host) return 1;
   const clusterToken = opts.store?.kind === "postgres" ? opts.store.clusterToken : undefined;
-  const rpc = new RpcServer(host, log, undefined, clusterToken);
+  const rpc = new RpcServer(host, log, undefined, clusterToken, opts.link);
   let closeWs: (() => Promise<void>) | undefined;
   let done!: (code: number) => void;
   const finished = new Promise<number>((r) => (done = r));
@@ -102,7 +116,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
     if (!opts.serve) conn.onClose(() => void shutdown("stdin closed"));
   }
   if (opts.serve) {
-    const token = opts.serve.token ?? generateToken();
+    const chosen = chooseToken(opts.serve.token);
+    if (typeof chosen === "string") {
+      process.stderr.write(`pith: ${chosen}\n`);
+      await host.shutdown();
+      return 2;
+    }
+    const { token, origin } = chosen;
     let ws: Awaited<ReturnType<typeof startWsServer>>;
     try {
       ws = await startWsServer({
@@ -125,11 +145,29 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
     }
     closeWs = () => ws.close();
     if (opts.store?.kind === "postgres" && !opts.store.nodeUrl) await advertise(host, opts.serve.host, ws.port, tls !== undefined, log);
-    const tokenFile = writeTokenFile(pithHome(), token);
-    process.stderr.write(`pith serving on ${ws.url} (WebSocket at /rpc)\n  open: ${ws.url}/#token=${token}\n  token file: ${tokenFile}\n`);
-    if (host.offline) process.stderr.write("  no ANTHROPIC_API_KEY: sessions run the offline scripted demo\n");
+    process.stderr.write(serveBanner({ url: ws.url, token, origin, flags: opts.flags ?? {}, offline: host.offline }));
   }
   return finished;
+}
+
+/**
+ * The client token: the one given (the file is then left alone: it may be another daemon's), or
+ * $PITH_HOME/token, made once and kept across restarts. A string says what is wrong.
+ */
+function chooseToken(given: NonNullable<DaemonOptions["serve"]>["token"]): { token: string; origin: TokenOrigin } | string {
+  if (given) {
+    const weak = checkTokenStrength(given.value, given.from === "--token-file" && given.file ? `the token file ${given.file}` : given.from);
+    if (weak !== undefined) return weak;
+    return { token: given.value, origin: { from: given.from, file: given.file } };
+  }
+  try {
+    const file = ensureTokenFile(pithHome());
+    return { token: file.token, origin: { from: "home", file: file.path, created: file.created } };
+  } catch (err) {
+    if (err instanceof BadTokenFile) return err.message;
+    const e = err as NodeJS.ErrnoException;
+    return `cannot use the token file in ${pithHome()}: ${e.code ?? ""} ${e.message}`;
+  }
 }
 
 /**

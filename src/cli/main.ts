@@ -10,6 +10,9 @@ import { COMMANDS, parseCommandLine, takesStore } from "./args.js";
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
+import { linkSecurityFrom } from "./link-config.js";
+import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
+import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
 import { listStoreSessions, runStoreCommand } from "./store-command.js";
 import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config.js";
@@ -17,13 +20,15 @@ import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config
 const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
 
 usage:
-  pith serve [--host H] [--port P] [--token T] [--tls-cert FILE --tls-key FILE]
+  pith serve [--host H] [--port P] [--token-file F] [--tls-cert FILE --tls-key FILE]
              [--allow-origin O]... [--stdio] [--idle-unload S]
                              the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
                              JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
-                             subscribed to are unloaded after S seconds idle (default 600, 0: never);
-                             the token (T or PITH_TOKEN) has at least 16 characters, or is generated;
-                             with a certificate and its key (PEM), https:// and wss:// instead
+                             subscribed to are unloaded after S seconds idle (default 600, 0: never).
+                             The token (at least 16 characters): --token-file F, PITH_TOKEN, else
+                             $PITH_HOME/token (made once, kept across restarts); --token T works
+                             but ps shows it. With a certificate and its key (PEM), https:// and
+                             wss:// instead
   pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
   pith acp                   the Agent Client Protocol over stdin/stdout, for editors (docs/acp.md)
   pith --mode json [--session FILE | --continue] [--model ID] "prompt"
@@ -34,6 +39,8 @@ usage:
   pith list [--cwd <dir>]    list the store's sessions, newest first
   pith store import <file>...            copy session files into the PostgreSQL store
   pith store export <id> [--out <file>]  write a session of the PostgreSQL store as a session file
+  pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
+                             a new token (running daemons keep the old one until restarted)
   pith --help | --version
 
 Each command takes only its own options. Files are opened read-only by tree and context: old
@@ -43,12 +50,16 @@ What the model's tools may do (serve, --mode rpc | json, acp; over settings.json
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
   --permission-mode auto|ask|readonly      --allow-outside-cwd
 The session store (serve, --mode rpc | json, acp, list, store):
-  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions
+  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions; a URL
+                                with a password: --store-file F (a file holding it) or PITH_STORE
   with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
-  --node-url ws[s]://...  (where the other nodes reach it)   --cluster-token T (A-Z a-z 0-9 _ -)
+  --node-url ws[s]://...  (where the other nodes reach it)
+  --cluster-token-file F | PITH_CLUSTER_TOKEN  (A-Z a-z 0-9 _ -; --cluster-token T: ps shows it)
+  --tls-ca F | PITH_TLS_CA  (serve, --mode rpc: the CA wss:// nodes' certificates chain to)
+  --trusted-network  (serve, --mode rpc: allow plain ws:// links to other machines)
   --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
   takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
-Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, ANTHROPIC_API_KEY,
+Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo), PITH_STORE,
 PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
 options; an option wins over its variable)`;
@@ -101,9 +112,13 @@ export async function main(argv: string[]): Promise<number> {
   const roots = COMMANDS[command].flags.includes("--workspace-root") ? parsed.all : undefined;
   const store: StoreConfig | string = takesStore(command) ? storeConfigFrom(str, process.env, roots) : { kind: "file" };
   if (typeof store === "string") return usageError(store);
+  // how the relaying daemons (serve, --mode rpc) link to other nodes; the other commands never link
+  const link = COMMANDS[command].flags.includes("--tls-ca") ? linkSecurityFrom(str, has, process.env, store) : {};
+  if (typeof link === "string") return usageError(link);
+  for (const warning of commandLineSecretWarnings(str)) log.warn(warning);
   switch (command) {
     case "--mode rpc":
-      return runDaemon({ log, stdio: true, flags: trusted, store });
+      return runDaemon({ log, stdio: true, flags: trusted, store, link });
     case "--mode json":
       return runJsonMode({ log, prompt: args.join(" "), session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store });
     case "acp":
@@ -113,13 +128,18 @@ export async function main(argv: string[]): Promise<number> {
       if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`bad --port: ${str("--port")}`);
       const idle = Number(str("--idle-unload") ?? 600);
       if (!Number.isFinite(idle) || idle < 0) return usageError(`bad --idle-unload: ${str("--idle-unload")}`);
-      const token = givenToken(str("--token"), process.env.PITH_TOKEN);
+      const token = secretSetting(str, process.env, { flag: "--token", fileFlag: "--token-file", variable: "PITH_TOKEN" });
       if (typeof token === "string") return usageError(token);
+      if (token) {
+        const weak = checkTokenStrength(token.value, token.source === "--token-file" ? `the token file ${str("--token-file")}` : token.source);
+        if (weak !== undefined) return usageError(weak);
+      }
       const [cert, key] = [str("--tls-cert"), str("--tls-key")];
       if ((cert === undefined) !== (key === undefined)) return usageError("--tls-cert and --tls-key go together");
       const tls = cert !== undefined && key !== undefined ? { cert, key } : undefined;
-      const serve = { host: str("--host") ?? "127.0.0.1", port, token: token.token, tls, allowedOrigins: parsed.all("--allow-origin") };
-      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve });
+      const given = token && { value: token.value, from: token.source as "--token" | "--token-file" | "PITH_TOKEN", file: str("--token-file") };
+      const serve = { host: str("--host") ?? "127.0.0.1", port, token: given, tls, allowedOrigins: parsed.all("--allow-origin") };
+      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve, link });
     }
     case "store import":
     case "store export": {
@@ -129,16 +149,11 @@ export async function main(argv: string[]): Promise<number> {
       const what = command === "store import" ? { command: "import" as const, files: args } : { command: "export" as const, sessionId: args[0], out };
       return runStoreCommand(what, store, log);
     }
+    case "token":
+      return runTokenCommand({ rotate: has("--rotate") });
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }
-}
-
-/** The token serve was given (--token wins over PITH_TOKEN; none: one is generated), or why it cannot guard the daemon. */
-function givenToken(flag: string | undefined, env: string | undefined): { token?: string } | string {
-  const [token, source] = flag !== undefined ? [flag, "--token"] : [env, "PITH_TOKEN"];
-  if (token === undefined) return {};
-  return checkTokenStrength(token, source) ?? { token };
 }
 
 /** demo, tree, context, list: errors of the session files (or the store) exit 1, said in one line. */

@@ -1,10 +1,13 @@
 // Which session store a command uses, from --store / --node-id / --node-url / --cluster-token /
 // --workspace-root and their environment variables (PITH_STORE, PITH_NODE_ID, PITH_NODE_URL,
-// PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS; a flag wins over its variable). The file store is the default; a postgres:// or postgresql:// URL selects
+// PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS; a flag wins over its variable). The two secrets, the
+// database URL and the cluster token, may also come from a file (--store-file,
+// --cluster-token-file: secret-args.ts), which keeps them out of the process's arguments. The file store is the default; a postgres:// or postgresql:// URL selects
 // the PostgreSQL store, and only then do the node flags mean anything: given with the file store
 // they are a usage error (their variables are then ignored, being ambient rather than asked for).
 import { delimiter, isAbsolute, resolve } from "node:path";
 import { redactUrl } from "../session/postgres/redact-url.js";
+import { secretSetting } from "./secret-args.js";
 
 export { redactUrl };
 
@@ -38,6 +41,7 @@ const NODE_SETTINGS = [
   ["--node-id", "PITH_NODE_ID"],
   ["--node-url", "PITH_NODE_URL"],
   ["--cluster-token", "PITH_CLUSTER_TOKEN"],
+  ["--cluster-token-file", "PITH_CLUSTER_TOKEN"],
 ] as const;
 
 /**
@@ -84,9 +88,10 @@ function workspaceRoots(flags: string[], env: NodeJS.ProcessEnv): string[] | str
  * not read.
  */
 export function storeConfigFrom(get: (flag: string) => string | undefined, env: NodeJS.ProcessEnv, all?: (flag: string) => string[]): StoreConfig | string {
-  const flag = get("--store");
-  const value = flag ?? (env.PITH_STORE || undefined);
-  const source = flag !== undefined ? "--store" : "PITH_STORE";
+  const given = secretSetting(get, env, { flag: "--store", fileFlag: "--store-file", variable: "PITH_STORE" });
+  if (typeof given === "string") return given;
+  const value = given?.value;
+  const source = given?.source ?? "PITH_STORE";
   const rootFlags = all?.("--workspace-root") ?? [];
   if (value === undefined || value === "file") {
     const given = NODE_SETTINGS.find(([name]) => get(name) !== undefined);
@@ -112,11 +117,12 @@ export function storeConfigFrom(get: (flag: string) => string | undefined, env: 
     if (!wsUrl(nodeUrl[0])) return `bad ${nodeUrl[1]}: ${redactUrl(nodeUrl[0])} (a ws:// or wss:// URL)`;
     store.nodeUrl = nodeUrl[0];
   }
-  const token = setting("--cluster-token", "PITH_CLUSTER_TOKEN");
+  const token = secretSetting(get, env, { flag: "--cluster-token", fileFlag: "--cluster-token-file", variable: "PITH_CLUSTER_TOKEN" });
+  if (typeof token === "string") return token;
   if (token) {
     // the token is a secret: the message does not repeat it
-    if (!CLUSTER_TOKEN.test(token[0])) return `bad ${token[1]}: it must be non-empty and use only A-Z a-z 0-9 _ -`;
-    store.clusterToken = token[0];
+    if (!CLUSTER_TOKEN.test(token.value)) return `bad ${token.source}: it must be non-empty and use only A-Z a-z 0-9 _ -`;
+    store.clusterToken = token.value;
   }
   if (all) {
     const roots = workspaceRoots(rootFlags, env);

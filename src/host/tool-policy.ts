@@ -65,7 +65,7 @@ export function sandboxNetwork(settings: Settings): SandboxNetwork {
 /** One line for the daemon's start banner, e.g. "sandbox: workspace-write, network off". */
 export function sandboxSummary(settings: Settings): string {
   const mode = sandboxMode(settings);
-  if (mode === "off") return "sandbox: off";
+  if (mode === "off") return "sandbox: off (the model's bash commands run as you, unconfined)";
   if (!sandboxAvailable().ok) return `sandbox: ${mode} (bubblewrap cannot run: bash is refused)`;
   const network = { off: "network off", isolated: "network on (isolated)", host: "network on (host network)" }[sandboxNetwork(settings)];
   const sockets = unixSocketFilter() ? "" : ", unix sockets not filtered (no seccomp filter for this architecture)";
@@ -91,7 +91,7 @@ export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: 
     deniedPaths: [...new Set(input.pithPaths.map(real))],
     // the folder, and where it leads if a repository made it a symlink
     readOnlyPaths: [...new Set([join(cwd, ".pith"), real(join(cwd, ".pith"))])],
-    env: toolEnvironment(input.env, settings.secretEnv),
+    env: toolEnvironment(input.env, { allow: settings.allowEnv, secret: settings.secretEnv }),
     sandbox,
     sandboxMode: mode,
     // the daemon reads all of a command's output, sandboxed or not: the limit holds for both

@@ -6,6 +6,7 @@
 import WebSocket from "ws";
 import { PROTOCOL_VERSION, type HookName } from "../../protocol/index.js";
 import type { Logger } from "../log/logger.js";
+import { LinkRefused, linkRefusal, type LinkSecurity } from "./link-security.js";
 import { RPC_PATH } from "./ws-upgrade.js";
 
 /** An error answer from the other node, passed on to the client as it was. */
@@ -58,9 +59,17 @@ export class NodeLink {
     });
   }
 
-  /** Connects and initializes with the client's capabilities (so the other node asks only what the client can answer). */
-  static async open(nodeUrl: string, clusterToken: string, capabilities: { permissions: boolean; hooks: HookName[] }, handlers: LinkHandlers, log: Logger): Promise<NodeLink> {
-    const ws = new WebSocket(rpcUrlOf(nodeUrl), { headers: { authorization: `Bearer ${clusterToken}` }, maxPayload: MAX_PAYLOAD, handshakeTimeout: CONNECT_TIMEOUT_MS });
+  /**
+   * Connects and initializes with the client's capabilities (so the other node asks only what the
+   * client can answer). LinkRefused, before any connection, for plain ws:// to another machine
+   * unless the network is trusted (link-security.ts); a wss:// peer's certificate is verified.
+   */
+  static async open(nodeUrl: string, clusterToken: string, capabilities: { permissions: boolean; hooks: HookName[] }, handlers: LinkHandlers, log: Logger, security: LinkSecurity = {}): Promise<NodeLink> {
+    const url = new URL(rpcUrlOf(nodeUrl));
+    const refused = linkRefusal(url, security);
+    if (refused !== undefined) throw new LinkRefused(refused);
+    const tls = url.protocol === "wss:" && security.ca !== undefined ? { ca: security.ca } : {};
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${clusterToken}` }, maxPayload: MAX_PAYLOAD, handshakeTimeout: CONNECT_TIMEOUT_MS, ...tls });
     await new Promise<void>((resolve, reject) => {
       ws.once("open", () => resolve());
       ws.once("error", reject);

@@ -9,6 +9,7 @@
 // another) takes it over.
 import { ErrorCodes, methods, type HookName, type MethodName } from "../../protocol/index.js";
 import type { Logger } from "../log/logger.js";
+import { LinkRefused, type LinkSecurity } from "./link-security.js";
 import { LinkError, NodeLink } from "./node-link.js";
 
 /** What the relay needs of the client's connection (ConnState has it). */
@@ -36,6 +37,7 @@ export class ConnRelay {
     private readonly state: RelayedClient,
     private readonly clusterToken: string,
     private readonly log: Logger,
+    private readonly security: LinkSecurity = {},
   ) {}
 
   /**
@@ -57,7 +59,9 @@ export class ConnRelay {
       result = await link.request(method, params);
     } catch (err) {
       if (err instanceof LinkError) throw err;
-      this.log.warn({ err, owner }, "could not reach the node that owns the session");
+      // a refusal is this node's configuration, not the network: said louder
+      if (err instanceof LinkRefused) this.log.error({ owner }, err.message);
+      else this.log.warn({ err, owner }, "could not reach the node that owns the session");
       throw new LinkError(ErrorCodes.SessionMoved, `the session is owned by node ${owner.nodeId} at ${owner.url}, which this node cannot reach: ${(err as Error).message}`, {
         sessionId: (params as { sessionId?: string }).sessionId ?? "",
         owner,
@@ -110,6 +114,7 @@ export class ConnRelay {
           onClose: () => this.lost(url, pending!),
         },
         this.log,
+        this.security,
       );
       pending.catch(() => this.links.delete(url));
       this.links.set(url, pending);

@@ -9,6 +9,8 @@ import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
 import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
+import { linkCallRefusal } from "./link-scope.js";
+import type { LinkSecurity } from "./link-security.js";
 import { LinkError } from "./node-link.js";
 import { ConnRelay } from "./relay.js";
 import type { Connection } from "./transport.js";
@@ -28,6 +30,8 @@ export class RpcServer {
     private readonly replayBufferSize = 5000,
     /** set when nodes share a PostgreSQL store: clients are relayed to the node owning their session */
     private readonly clusterToken?: string,
+    /** how links to the other nodes are protected (the CA for wss://, whether plain ws:// may leave the host) */
+    private readonly linkSecurity: LinkSecurity = {},
   ) {
     this.server.mapErrorToJSONRPCErrorResponse = (id, error) => this.errorResponse(id, error);
     this.server.handleMethodNotFound = async (request) =>
@@ -50,7 +54,7 @@ export class RpcServer {
     const client = new JSONRPCClient<void>((request) => conn.send(JSON.stringify(request)));
     const state = { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), fromNode: options.fromNode === true } as unknown as ConnState;
     state.peer = new JSONRPCServerAndClient(this.server, client);
-    if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log);
+    if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log, this.linkSecurity);
     this.connections.add(state);
     conn.onMessage((text) => void this.receive(state, text));
     conn.onOversize((bytes, id) => this.sendError(state, id ?? null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
@@ -119,6 +123,9 @@ export class RpcServer {
     this.server.addMethod(method, async (raw, state) => {
       const checked = parseParams(method, raw);
       if (!checked.ok) throw rpcError(checked.error.code, checked.error.message, checked.error.data);
+      // the cluster token relays a client's session requests; it is no client token (link-scope.ts)
+      const refused = state.fromNode ? linkCallRefusal(method, checked.params) : undefined;
+      if (refused !== undefined) throw rpcError(ErrorCodes.Forbidden, `not allowed over a node link: ${refused}`, { method });
       const named = (checked.params as { sessionId?: unknown }).sessionId;
       try {
         if (typeof named === "string" && state.relay?.has(named, method)) return await state.relay.forward(named, method, checked.params);

@@ -11,6 +11,7 @@ export type SessionErrorCode =
   | "ReadOnly" // a write to a session opened read-only
   | "InvalidEntry" // an entry that cannot be appended (bad shape)
   | "SessionNotFound" // no such file
+  | "InvalidSessionId" // a session id outside [A-Za-z0-9_-]{1,128} (from a client, a file header, the database)
   | "SessionMoved" // a shared store's session another node owns (or took from this one): data.owner says which
   | "CwdUnreachable"; // a shared store's session whose cwd this node does not reach (its workspace roots)
 

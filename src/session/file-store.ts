@@ -4,6 +4,7 @@
 import { unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { SessionError } from "./errors.js";
+import { checkSessionId } from "./ids.js";
 import { findSessionFileAsync, listSessionsAsync, type SessionSummary } from "./list.js";
 import { FileLock } from "./lock.js";
 import { writeNewFileAsync } from "./new-file.js";
@@ -28,7 +29,7 @@ export class FileSessionStore implements SessionStore {
   async open(ref: SessionRef): Promise<SessionFile> {
     let path: string;
     if ("sessionId" in ref) {
-      const found = await findSessionFileAsync(this.sessionsDir, ref.sessionId);
+      const found = await findSessionFileAsync(this.sessionsDir, checkSessionId(ref.sessionId, "openSession"));
       if (!found) throw new SessionError("SessionNotFound", `no session ${ref.sessionId} in ${this.sessionsDir}`, { sessionId: ref.sessionId });
       path = found;
     } else path = ref.sessionFile;
@@ -47,7 +48,7 @@ export class FileSessionStore implements SessionStore {
 
   /** Taken for writing while it is removed: a file another live process holds is refused (SessionLocked, naming the pid). */
   async delete(sessionId: string): Promise<{ deleted: string }> {
-    const file = await findSessionFileAsync(this.sessionsDir, sessionId);
+    const file = await findSessionFileAsync(this.sessionsDir, checkSessionId(sessionId, "deleteSession"));
     if (!file) throw new SessionError("SessionNotFound", `no session ${sessionId}`, { sessionId });
     const lock = FileLock.acquire(file);
     try {

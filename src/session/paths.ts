@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { checkSessionId } from "./ids.js";
 
 export function pithHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.PITH_HOME && env.PITH_HOME.length > 0 ? env.PITH_HOME : join(homedir(), ".pith");
@@ -45,7 +46,7 @@ function utf8Prefix(text: string, bytes: number): string {
 
 /** `<ISO timestamp with : and . replaced by ->_<uuid>.jsonl` */
 export function sessionFileName(timestamp: string, sessionId: string): string {
-  return `${timestamp.replace(/[:.]/g, "-")}_${sessionId}.jsonl`;
+  return `${timestamp.replace(/[:.]/g, "-")}_${checkSessionId(sessionId, "a new session file")}.jsonl`;
 }
 
 export function sessionFilePath(sessionsDir: string, cwd: string, timestamp: string, sessionId: string): string {

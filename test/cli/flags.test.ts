@@ -7,7 +7,7 @@
 // the exit codes and the texts. What `store import/export` do is tested with the store, not here.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { realpathSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
 import { parseCommandLine } from "../../src/cli/args.js";
@@ -46,10 +46,12 @@ function show(args: string[], r: Run): string {
 // ---- the flag tables -----------------------------------------------------------------------------
 
 const TOOLS = ["--sandbox", "--sandbox-network", "--permission-mode", "--allow-outside-cwd"];
-const STORE = ["--store", "--node-id", "--node-url", "--cluster-token"];
+const STORE = ["--store", "--store-file", "--node-id", "--node-url", "--cluster-token", "--cluster-token-file"];
 /** The daemon modes' node flags. */
 const NODE = ["--workspace-root"];
-const SWITCHES = new Set(["--json", "--stdio", "--continue", "--allow-outside-cwd"]);
+/** How a relaying node (serve, --mode rpc) links to the others. */
+const LINK = ["--tls-ca", "--trusted-network"];
+const SWITCHES = new Set(["--json", "--stdio", "--continue", "--allow-outside-cwd", "--trusted-network", "--rotate"]);
 /** A valid value of each valued flag (the store ones with a postgres store given beside them). */
 const VALUE: Record<string, string> = {
   "--log-level": "warn",
@@ -59,6 +61,7 @@ const VALUE: Record<string, string> = {
   "--token": "tok",
   "--tls-cert": "cert.pem",
   "--tls-key": "key.pem",
+  "--token-file": "tok.txt",
   "--allow-origin": "http://a",
   "--idle-unload": "5",
   "--session": "s.jsonl",
@@ -70,6 +73,9 @@ const VALUE: Record<string, string> = {
   "--node-id": "node-1",
   "--node-url": "ws://127.0.0.1:9/rpc",
   "--cluster-token": "secret_1",
+  "--cluster-token-file": "cluster.txt",
+  "--store-file": "store.txt",
+  "--tls-ca": "ca.pem",
   "--workspace-root": "/srv/work",
   "--out": "out.jsonl",
 };
@@ -77,8 +83,8 @@ const ALL_FLAGS = [...new Set([...Object.keys(VALUE), ...SWITCHES])];
 
 /** Each command: the words that select it, a valid set of arguments, and the flags it takes (beside --log-level). */
 const TABLE: { name: string; words: string[]; args: string[]; flags: string[] }[] = [
-  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE] },
-  { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
+  { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--token-file", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE, ...LINK] },
+  { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE, ...NODE, ...LINK] },
   { name: "--mode json", words: ["--mode", "json"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE] },
   { name: "acp", words: ["acp"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
   { name: "demo", words: ["demo"], args: [], flags: [] },
@@ -87,6 +93,7 @@ const TABLE: { name: string; words: string[]; args: string[]; flags: string[] }[
   { name: "list", words: ["list"], args: [], flags: ["--cwd", "--json", ...STORE] },
   { name: "store import", words: ["store", "import"], args: ["a.jsonl", "b.jsonl"], flags: [...STORE] },
   { name: "store export", words: ["store", "export"], args: ["sid"], flags: ["--out", ...STORE] },
+  { name: "token", words: ["token"], args: [], flags: ["--rotate"] },
 ];
 
 function withFlag(flag: string): string[] {
@@ -219,6 +226,28 @@ test("storeConfigFrom: the file store by default, a postgres URL from --store or
   }
   assert.match(String(from({}, { PITH_STORE: "postgres://db/x", PITH_NODE_ID: "a/b" })), /^bad PITH_NODE_ID: /);
   assert.match(String(from({}, { PITH_STORE: "postgres://db/x", PITH_CLUSTER_TOKEN: "a b" })), /^bad PITH_CLUSTER_TOKEN: /);
+});
+
+test("storeConfigFrom: the secrets from files (--store-file, --cluster-token-file), white space trimmed; never with the inline flag too", (t) => {
+  const dir = tempDir(t);
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const url = "postgres://u:pw@db/pith";
+  const storeFile = write("store", `${url}\n`);
+  const tokenFile = write("cluster", "  Tok_en-1\n");
+  const from = (flags: Record<string, string>, env: NodeJS.ProcessEnv = {}) => storeConfigFrom((f) => flags[f], env);
+  assert.deepEqual(from({ "--store-file": storeFile, "--cluster-token-file": tokenFile }), { kind: "postgres", url, clusterToken: "Tok_en-1" });
+  assert.deepEqual(from({ "--store-file": storeFile }, { PITH_STORE: "postgres://env/x" }), { kind: "postgres", url }, "the file flag wins over the variable");
+  assert.equal(from({ "--store": url, "--store-file": storeFile }), "give --store or --store-file, not both");
+  assert.equal(from({ "--store-file": join(dir, "missing") }), `cannot use --store-file ${join(dir, "missing")}: ENOENT`);
+  assert.equal(from({ "--store-file": write("empty", "\n") }), `cannot use --store-file ${join(dir, "empty")}: it is empty`);
+  assert.equal(from({ "--cluster-token-file": tokenFile }), "--cluster-token-file needs a PostgreSQL store (--store postgres://... or PITH_STORE)");
+  const bad = String(from({ "--store-file": storeFile, "--cluster-token-file": write("bad", "a b c") }));
+  assert.match(bad, /^bad --cluster-token-file: /);
+  assert.ok(!bad.includes("a b c"), "the token is not repeated");
 });
 
 // ---- bin/pith ----------------------------------------------------------------------------------

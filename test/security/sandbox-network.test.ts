@@ -75,7 +75,7 @@ test("the start banner's line says what the sandbox's network is", { skip }, () 
   assert.equal(sandboxSummary({}), "sandbox: workspace-write, network off");
   assert.equal(sandboxSummary({ sandbox: { network: false } }), "sandbox: workspace-write, network off");
   assert.equal(sandboxSummary({ sandbox: { mode: "readonly", network: true } }), `sandbox: readonly, network on (${isolatedNetworkAvailable() ? "isolated" : "host network"})`);
-  assert.equal(sandboxSummary({ sandbox: { mode: "off", network: true } }), "sandbox: off");
+  assert.equal(sandboxSummary({ sandbox: { mode: "off", network: true } }), "sandbox: off (the model's bash commands run as you, unconfined)");
 });
 
 test("network on without slirp4netns: commands share the host's network, and the daemon says so at start", { skip }, async (t) => {

@@ -62,6 +62,8 @@ test("workspace-write by default: no write outside the cwd, no token, no daemon 
   const cwd = tempDir(t, "pith-sbx-cwd-");
   const outside = tempDir(t, "pith-sbx-out-");
   writeSettings(home, FLOW_SETTINGS);
+  // $PITH_HOME/token, as a daemon started without --token leaves it (one given --token leaves it alone)
+  writeFileSync(join(home, "token"), "home-token_0123456789abcdefghijklmnop", { mode: 0o600 });
   const d = await startServeDaemon(t, { home, fake, cwd, stdio: true });
   const peer = d.peer!;
   await peer.initialize();

@@ -9,7 +9,7 @@ import { repoRoot } from "./tmp.js";
 export const BIN = join(repoRoot, "bin", "pith");
 
 /** Variables a user's shell might hold that would change what pith does. */
-const USER_SHELL_NOISE = ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN"];
+const USER_SHELL_NOISE = ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA", "PITH_WORKSPACE_ROOTS"];
 
 export function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };

@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import type { Pool } from "pg";
 import { SessionError } from "../errors.js";
+import { checkSessionId } from "../ids.js";
 import { isHeader } from "../load.js";
 import { fileVersion, migrateLines, serializeLines, type FileLine } from "../migrate.js";
 import { CURRENT_SESSION_VERSION } from "../types.js";
@@ -40,6 +41,8 @@ export function sessionLinesOf(text: string, file: string): SessionLines {
     lines = serializeLines(migrateLines(parsed)).split("\n");
     lines.pop();
   }
+  // the id names the session in the database and, on every node that opens it, a file
+  checkSessionId(header.id, file);
   const out: SessionLines = { header: lines[0].replace(/\r$/, ""), entries: [], skipped: 0 };
   for (const raw of lines.slice(1)) {
     const line = raw.replace(/\r$/, "");

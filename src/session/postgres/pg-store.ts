@@ -11,6 +11,7 @@ import type { Pool } from "pg";
 import type { Logger } from "pino";
 import type { SessionOwner } from "../durable-sink.js";
 import { SessionError } from "../errors.js";
+import { checkSessionId } from "../ids.js";
 import type { SessionSummary } from "../list.js";
 import { SessionFile } from "../session-file.js";
 import type { SessionRef, SessionStore } from "../store.js";
@@ -135,6 +136,7 @@ export class PgSessionStore implements SessionStore {
 
   /** Taken first (refused while a live node owns it), so no writer is left appending to what is deleted. */
   async delete(sessionId: string): Promise<{ deleted: string }> {
+    checkSessionId(sessionId, "the session store");
     await this.take(sessionId);
     const res = await this.pool.query("DELETE FROM sessions WHERE id = $1", [sessionId]);
     if (res.rowCount !== 1) throw notFound(sessionId);
@@ -182,7 +184,8 @@ export class PgSessionStore implements SessionStore {
   /** A session id from a ref: the id, or `pg:<id>`; a file path is not something this store holds. */
   private idOf(ref: SessionRef): string {
     const id = this.sessionIdOf(ref);
-    if (id !== undefined) return id;
+    // a row imported before ids were checked, or a client's `pg:` name, is refused before its copy is made
+    if (id !== undefined) return checkSessionId(id, "the session store");
     const file = (ref as { sessionFile: string }).sessionFile;
     throw new SessionError("NotASession", `this daemon keeps sessions in PostgreSQL, not in files: bring ${file} in with \`pith store import\`, then open it by id`, {
       file,

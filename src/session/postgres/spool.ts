@@ -8,6 +8,7 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Pool } from "pg";
 import { PRIVATE_DIR } from "../atomic-write.js";
+import { checkSessionId } from "../ids.js";
 
 const PAGE = 2_000;
 
@@ -17,8 +18,9 @@ export function prepareSpoolDir(dir: string): void {
   for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true });
 }
 
+/** The copy's file; an id that could leave the folder (`../x`) is refused, whoever let it through. */
 export function spoolPath(dir: string, sessionId: string): string {
-  return join(dir, `${sessionId}.jsonl`);
+  return join(dir, `${checkSessionId(sessionId, "the session store")}.jsonl`);
 }
 
 /** Writes the copy of `sessionId`: its header line, then its lines with seq < beforeSeq. */

@@ -1,0 +1,46 @@
+// What another node may ask of this one over a link authenticated with the cluster token. The
+// cluster token is shared by every node, so it is a weaker secret than a node's client token; a
+// link exists only to relay a client of the other node to a session this node owns. It may do
+// exactly that: initialize, open a stored session by id, and the session's own methods. It may
+// not act as a client of this node: change or read its settings, list or create sessions, list
+// models; nor run the user's unsandboxed `bash`, which would make the cluster token a shell on
+// every node (a client that needs `bash` on a session another node owns connects to that node
+// with its client token: SessionMoved's data names the node's URL).
+import type { MethodName } from "../../protocol/index.js";
+import { PG_LOCATOR_PREFIX } from "../session/postgres/listing.js";
+
+/** The session methods a relayed client uses, passed on as they come. */
+const SESSION_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
+  "closeSession",
+  "forkSession",
+  "subscribe",
+  "unsubscribe",
+  "getState",
+  "getMessages",
+  "getTree",
+  "prompt",
+  "abort",
+  "compact",
+  "setAutoCompactionEnabled",
+  "navigateTree",
+  "setModel",
+  "setThinkingLevel",
+  "setSessionName",
+  "setLabel",
+  "deleteSession",
+  "getSessionStats",
+  "setPermissionMode",
+]);
+
+/** Undefined when a node link may call `method` with these (checked) params, else why not. */
+export function linkCallRefusal(method: MethodName, params: unknown): string | undefined {
+  if (method === "initialize" || SESSION_METHODS.has(method)) return undefined;
+  if (method === "openSession") {
+    const p = params as { sessionId?: unknown; sessionFile?: unknown };
+    // a stored session, never a file on this node's disk
+    if (typeof p.sessionId === "string" || (typeof p.sessionFile === "string" && p.sessionFile.startsWith(PG_LOCATOR_PREFIX))) return undefined;
+    return "a node link opens stored sessions by id only";
+  }
+  if (method === "bash") return "the user's bash is not run for another node: connect to this node with its client token";
+  return `${method} is not relayed: a node link may only relay a client's session requests`;
+}
