@@ -70,7 +70,7 @@ test("a token under 16 characters from --token or PITH_TOKEN is a usage error (e
   ] as Array<[string[], Record<string, string>, string]>) {
     const r = await run(args, env);
     assert.equal(r.code, 2, `${args.join(" ")} ${JSON.stringify(env)}\n${r.stderr}`);
-    assert.match(r.stderr, new RegExp(`^pith: the token from ${source} is \\d+ characters; at least 16 are needed`));
+    assert.match(r.stderr, new RegExp(`^pith: the token from ${source} is \\d+ characters; at least 16 are needed`, "m"));
     assert.doesNotMatch(r.stderr, /pith serving on/);
   }
   // 16 characters are enough (and the daemon says where it serves)
