@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, test, type TestContext } from "node:test";
 import { sandboxAvailable } from "../../src/tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../../src/tools/sandbox-net.js";
-import { bwrapProblem, installFor, ownedDir, unprivilegedUser, type TestUser } from "../support/as-user.js";
+import { bwrapProblem, installFor, ownedDir, unprivilegedUser, type Install, type TestUser } from "../support/as-user.js";
 import { Cleanup, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
@@ -29,14 +29,13 @@ const skip = !probe.ok
 const skipNet = skip || (isolatedNetworkAvailable() ? false : "slirp4netns is not installed (Debian package slirp4netns; CI installs it)");
 
 let fake: FakeAnthropic;
-let bin: string;
+let install: Install;
 const cleanup = new Cleanup();
 before(async () => {
   fake = await startFakeAnthropic();
   if (skip) return;
-  const install = installFor(cleanup, user);
-  bin = install.bin;
-  if (install.copied) process.stderr.write(`[sandbox-as-user] ${user.name} cannot read this checkout: running a copy at ${bin}\n`);
+  install = installFor(cleanup, user);
+  if (install.copied.length > 0) process.stderr.write(`[sandbox-as-user] ${user.name} cannot run this checkout's ${install.copied.join(" and ")}: running a copy (${install.bin})\n`);
 });
 after(async () => {
   await fake.close();
@@ -85,7 +84,7 @@ async function setUp(t: TestContext): Promise<Setup> {
   const script = clientScript({ unix: { path: unixPath }, loopback: { host: "127.0.0.1", port }, gateway: { host: "10.0.2.2", port } });
 
   // the control: the same user, outside the sandbox, reaches both and writes both directories
-  const control = spawnSync("/bin/sh", ["-c", `echo ok > ${quote(join(outside, "control"))} && rm ${quote(join(outside, "control"))} && echo wrote; node -e ${quote(script)}`], { encoding: "utf8", timeout: 15_000, cwd, ...(user.spawnAs ?? {}) });
+  const control = spawnSync("/bin/sh", ["-c", `echo ok > ${quote(join(outside, "control"))} && rm ${quote(join(outside, "control"))} && echo wrote; node -e ${quote(script)}`], { encoding: "utf8", timeout: 15_000, cwd, env: { ...process.env, PATH: `${install.nodeDir}:${process.env.PATH}` }, ...(user.spawnAs ?? {}) });
   assert.match(control.stdout, /^wrote$/m, control.stdout + control.stderr);
   assert.match(control.stdout, /^unix: connected$/m, control.stdout + control.stderr);
   assert.match(control.stdout, /^loopback: connected$/m, control.stdout + control.stderr);
@@ -96,7 +95,8 @@ function startDaemon(t: TestContext, s: Setup, settings: object) {
   writeSettings(s.home, { ...FLOW_SETTINGS, ...settings });
   chownSync(join(s.home, "settings.json"), user.uid, user.gid);
   // HOME is the user's; root's runtime dir and temp dir are not
-  return startRpcDaemon(t, { home: s.home, fake, cwd: s.cwd, bin, user: user.spawnAs, env: { HOME: s.home, XDG_RUNTIME_DIR: undefined, TMPDIR: undefined } });
+  const env = { HOME: s.home, XDG_RUNTIME_DIR: undefined, TMPDIR: undefined, PATH: `${install.nodeDir}:${process.env.PATH}` };
+  return startRpcDaemon(t, { home: s.home, fake, cwd: s.cwd, bin: install.bin, user: user.spawnAs, env });
 }
 
 test(`as an unprivileged user (${user.name}), network off: writes in the cwd only, no unix sockets, no 127.0.0.1, rlimits`, { skip }, async (t) => {

@@ -3,17 +3,17 @@
 // works for root would pass every other test; users run pith as themselves.
 //
 //   const u = unprivilegedUser();       // root: a system user made for the tests; else this user
-//   const bin = installFor(t, u);       // bin/pith that user can run
+//   const { bin, nodeDir } = installFor(t, u);  // bin/pith (and node) that user can run
 //   const dir = ownedDir(t, u, "x");    // a directory that user owns
-//   startRpcDaemon(t, { ..., bin, user: u.spawnAs });
+//   startRpcDaemon(t, { ..., bin, user: u.spawnAs, env: { PATH: `${nodeDir}:${PATH}` } });
 //   bwrapProblem(u)                     // why bubblewrap cannot run as that user, if it cannot
 //
 // CI clones into a directory only root can enter, so the checkout's bin/pith, dist/ and
 // node_modules may be out of that user's reach: then a copy of what the daemon loads (bin/,
-// dist/, package.json and the production dependencies, about 55 MB) is made in a temp dir
+// dist/, package.json and the production dependencies, about 55 MB) is made in /var/tmp
 // (PITH_TEST_COPY_INSTALL=1 makes it anyway, to try that path where the checkout is readable).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -68,10 +68,10 @@ export function ownedDir(t: Hooks, user: TestUser, prefix: string, under = tmpdi
   return dir;
 }
 
-/** Whether `user` can load the daemon's code from bin/pith's checkout (every static import). */
-function canLoad(user: TestUser, bin: string): boolean {
+/** Whether `user` can load the daemon's code from bin/pith's checkout with `node` (every static import). */
+function canLoad(user: TestUser, node: string, bin: string): boolean {
   const main = pathToFileURL(join(dirname(bin), "..", "dist", "src", "cli", "main.js")).href;
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(main)});`], {
+  const r = spawnSync(node, ["--input-type=module", "-e", `await import(${JSON.stringify(main)});`], {
     stdio: "ignore",
     timeout: 20_000,
     ...(user.spawnAs ?? {}),
@@ -79,20 +79,50 @@ function canLoad(user: TestUser, bin: string): boolean {
   return r.status === 0 && spawnSync("test", ["-x", bin], { ...(user.spawnAs ?? {}) }).status === 0;
 }
 
-/** bin/pith as `user` can run it: the checkout's own, or a copy of what it needs (removed after the test). */
-export function installFor(t: Hooks, user: TestUser): { bin: string; copied: boolean } {
-  // PITH_TEST_COPY_INSTALL=1 copies anyway: CI's case, on a machine whose checkout is readable
-  if (process.env.PITH_TEST_COPY_INSTALL !== "1" && canLoad(user, BIN)) return { bin: BIN, copied: false };
-  const bin = copyInstall(t);
-  if (!canLoad(user, bin)) throw new Error(`${user.name} cannot run pith even from a copy in ${dirname(dirname(bin))}`);
-  return { bin, copied: true };
+export interface Install {
+  /** bin/pith */
+  bin: string;
+  /** a directory with a `node` the user can run: put it first on the daemon's PATH (bin/pith runs `env node`) */
+  nodeDir: string;
+  /** what had to be copied for the user */
+  copied: string[];
 }
 
-/** A copy of bin/, dist/, package.json and the production dependencies, readable by everyone; its bin/pith. */
-export function copyInstall(t: Hooks): string {
-  const dir = mkdtempSync(join(tmpdir(), "pith-install-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  chmodSync(dir, 0o755);
+/**
+ * bin/pith as `user` can run it: the checkout's own, or a copy of what it needs, and node (which
+ * may live in a private place too: nvm under /root). The copies go under /var/tmp, not the
+ * temp dir, since sandboxed commands run node too and the sandbox has a /tmp of its own.
+ * PITH_TEST_COPY_INSTALL=1 copies pith anyway: CI's case, on a machine whose checkout is readable.
+ */
+export function installFor(t: Hooks, user: TestUser): Install {
+  let dir: string | undefined;
+  const workDir = () => {
+    if (dir) return dir;
+    dir = mkdtempSync(join("/var/tmp", "pith-install-"));
+    const made = dir;
+    t.after(() => rmSync(made, { recursive: true, force: true }));
+    chmodSync(dir, 0o755);
+    return dir;
+  };
+  const copied: string[] = [];
+  let node = process.execPath;
+  if (spawnSync(node, ["--version"], { stdio: "ignore", ...(user.spawnAs ?? {}) }).status !== 0) {
+    mkdirSync(join(workDir(), "node-bin"));
+    node = join(workDir(), "node-bin", "node");
+    copyFileSync(process.execPath, node);
+    chmodSync(node, 0o755);
+    copied.push("node");
+  }
+  const nodeDir = dirname(node);
+  if (process.env.PITH_TEST_COPY_INSTALL !== "1" && canLoad(user, node, BIN)) return { bin: BIN, nodeDir, copied };
+  const bin = copyInstall(workDir());
+  copied.push("pith");
+  if (!canLoad(user, node, bin)) throw new Error(`${user.name} cannot run pith even from a copy in ${dirname(dirname(bin))}`);
+  return { bin, nodeDir, copied };
+}
+
+/** Copies bin/, dist/, package.json and the production dependencies into `dir`, readable by everyone; returns its bin/pith. */
+function copyInstall(dir: string): string {
   for (const part of ["bin", "dist", "package.json"]) cpSync(join(repoRoot, part), join(dir, part), { recursive: true, dereference: true });
   for (const pkg of productionPackages()) cpSync(join(repoRoot, "node_modules", pkg), join(dir, "node_modules", pkg), { recursive: true, dereference: true });
   // a checkout made with umask 077 has private files, and copies keep their modes
