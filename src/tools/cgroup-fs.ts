@@ -1,8 +1,19 @@
-// Small file system helpers shared by the cgroup v1 and v2 limits (sandbox-cgroup.ts,
-// sandbox-cgroup-v2.ts): removing a cgroup directory, reading an event counter, and removing the
-// cgroups of daemons that are gone.
+// What the cgroup v1 and v2 limits (sandbox-cgroup.ts, sandbox-cgroup-v2.ts) share: a command's
+// cgroup as the sandbox uses it, and small file system helpers (removing a cgroup directory,
+// reading an event counter, removing the cgroups of daemons that are gone).
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
+
+export type LimitHit = "processes" | "memory";
+
+export interface CommandCgroup {
+  /** puts a process (the command's gate, before it starts the command) in the cgroup */
+  join(pid: number): void;
+  /** the limit the command went past so far, if any */
+  hit(): LimitHit | undefined;
+  /** removes the cgroup once its processes are gone (retried briefly: the kernel frees it late) */
+  remove(): Promise<void>;
+}
 
 /** A command's cgroup is named pith-<daemon pid>-<n>; a daemon's own leaf (v2) pith-<daemon pid>-daemon. */
 export const OWN_NAME = /^pith-(\d+)-(?:\d+|daemon)$/;

@@ -20,8 +20,7 @@
 // host's root cgroup's subtree_control; then the rlimits are the only limits (sandbox-cgroup.ts).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { counter, removeWhenEmpty, tryRmdir } from "./cgroup-fs.js";
-import type { CommandCgroup } from "./sandbox-cgroup.js";
+import { counter, removeWhenEmpty, tryRmdir, type CommandCgroup } from "./cgroup-fs.js";
 import type { SandboxLimits } from "./sandbox.js";
 
 /** The controllers a command's cgroup needs. */
@@ -116,7 +115,8 @@ export function prepareV2(plan: V2Plan, pid: number, needed: readonly string[] =
   if (plan.kind === "ready") return { parent: plan.parent };
   let moved = false;
   try {
-    mkdirSync(plan.leaf);
+    // (left by a dead daemon whose pid this one now has: empty, so as good as new)
+    mkdirSync(plan.leaf, { recursive: true });
     writeFileSync(join(plan.leaf, "cgroup.procs"), String(pid));
     moved = true;
     // EBUSY here if a process entered the parent meanwhile: then nothing is changed

@@ -17,22 +17,13 @@
 // whose failures the command only sees as its own errors.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { counter, removeWhenEmpty, sweepStale, tryRmdir } from "./cgroup-fs.js";
+import { counter, removeWhenEmpty, sweepStale, tryRmdir, type CommandCgroup } from "./cgroup-fs.js";
 import { ownV2Dir, planV2, prepareV2, readV2State, v2CommandCgroup } from "./sandbox-cgroup-v2.js";
 import type { SandboxLimits } from "./sandbox.js";
 
 const V1_ROOT = "/sys/fs/cgroup";
 
-export type LimitHit = "processes" | "memory";
-
-export interface CommandCgroup {
-  /** puts a process (the command's gate, before it starts the command) in the cgroup */
-  join(pid: number): void;
-  /** the limit the command went past so far, if any */
-  hit(): LimitHit | undefined;
-  /** removes the cgroup once its processes are gone (retried briefly: the kernel frees it late) */
-  remove(): Promise<void>;
-}
+export type { CommandCgroup, LimitHit } from "./cgroup-fs.js";
 
 /** The daemon's own cgroup in a v1 hierarchy (from /proc/self/cgroup), or undefined. */
 function ownV1Path(selfCgroup: string, controller: string): string | undefined {
