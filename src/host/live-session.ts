@@ -288,7 +288,7 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
 
   /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
   bash(command: string): Promise<UserCommandResult> {
-    return this.exclusive("bash command", (signal) => runUserCommand(this.file, command, this.deps.tools.env, signal, this.emit));
+    return this.exclusive("bash command", (signal) => runUserCommand(this.file, command, this.deps.tools, signal, this.emit));
   }
 
   setModel(id: string): ResultOf<"setModel"> {

@@ -1,11 +1,14 @@
 // The bash method: a command the user runs (Pi's `!cmd`), stored as a bashExecution message. The
 // user is trusted, so it is not sandboxed; it gets no secrets either, since its output goes to
-// the model with the next prompt.
+// the model with the next prompt. Like the model's commands, its cut output is kept in the
+// session's own temp dir (removed when the session closes, not left in the shared temp dir), and
+// output past the limit kills it: the daemon reads every byte, whoever typed the command.
 import type { BashExecutionMessage } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { bashTool } from "../tools/bash.js";
 import type { ToolError } from "../tools/types.js";
 import type { EventFields } from "./session-events.js";
+import type { ToolPolicy } from "./tool-policy.js";
 
 export interface UserCommandResult {
   output: string;
@@ -20,7 +23,7 @@ type BashDetails = { exitCode?: number | null; truncated?: boolean; fullOutputPa
 export async function runUserCommand(
   file: SessionFile,
   command: string,
-  env: NodeJS.ProcessEnv,
+  tools: Pick<ToolPolicy, "env" | "tempDir" | "maxOutputBytes">,
   signal: AbortSignal,
   emit: <E extends "message_start" | "message_end">(type: E, fields: EventFields<E>) => void,
 ): Promise<UserCommandResult> {
@@ -28,7 +31,7 @@ export async function runUserCommand(
   let exitCode: number | null;
   let details: BashDetails;
   try {
-    const out = await bashTool.execute({ command }, { cwd: file.cwd, signal, env });
+    const out = await bashTool.execute({ command }, { cwd: file.cwd, signal, env: tools.env, tempDir: tools.tempDir, maxOutputBytes: tools.maxOutputBytes });
     output = out.content.map((b) => (b.type === "text" ? b.text : "")).join("");
     details = out.details as BashDetails;
     exitCode = details?.exitCode ?? 0;

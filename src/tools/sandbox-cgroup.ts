@@ -7,74 +7,77 @@
 //     refusals); memory.limit_in_bytes (+ memsw where swap accounting exists) makes the kernel
 //     kill a process of the group past the limit (memory.oom_control counts the kills). Files in
 //     the private /tmp are memory too, and are charged here.
+//   - cgroup v2, where the daemon's own cgroup can hand out pids and memory: the same per command
+//     (pids.max, memory.max; pids.events and memory.events count) — see sandbox-cgroup-v2.ts for
+//     when pith may do that.
 //   - RLIMIT_NPROC is no limit for root (the kernel exempts uid 0, even mapped into a user
 //     namespace), and RLIMIT_AS breaks V8 and the JVM (they reserve huge ranges up front).
-// So: cgroups where they can be made (root on cgroup v1, the CI and server case); elsewhere
-// (a normal user, or cgroup v2 without a delegated subtree) rlimits set inside the sandbox —
-// see rlimitPrefix — whose failures the command only sees as its own errors.
-import { mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from "node:fs";
+// So: cgroups where they can be made (root on cgroup v1, the CI and server case; a delegated v2
+// cgroup, for root or a user); elsewhere rlimits set inside the sandbox — see rlimitPrefix —
+// whose failures the command only sees as its own errors.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { counter, removeWhenEmpty, sweepStale, tryRmdir, type CommandCgroup } from "./cgroup-fs.js";
+import { ownV2Dir, planV2, prepareV2, readV2State, v2CommandCgroup } from "./sandbox-cgroup-v2.js";
 import type { SandboxLimits } from "./sandbox.js";
 
 const V1_ROOT = "/sys/fs/cgroup";
 
-export type LimitHit = "processes" | "memory";
-
-export interface CommandCgroup {
-  /** puts a process (the command's gate, before it starts the command) in the cgroup */
-  join(pid: number): void;
-  /** the limit the command went past so far, if any */
-  hit(): LimitHit | undefined;
-  /** removes the cgroup once its processes are gone (retried briefly: the kernel frees it late) */
-  remove(): Promise<void>;
-}
+export type { CommandCgroup, LimitHit } from "./cgroup-fs.js";
 
 /** The daemon's own cgroup in a v1 hierarchy (from /proc/self/cgroup), or undefined. */
-function ownV1Path(controller: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync("/proc/self/cgroup", "utf8");
-  } catch {
-    return undefined;
-  }
-  for (const line of text.split("\n")) {
+function ownV1Path(selfCgroup: string, controller: string): string | undefined {
+  for (const line of selfCgroup.split("\n")) {
     const [, controllers, path] = line.split(":");
     if (controllers?.split(",").includes(controller)) return join(V1_ROOT, controller, path ?? "/");
   }
   return undefined;
 }
 
+/** Where command cgroups go: the v1 pids and memory hierarchies, or one v2 directory. */
+type Parents = { v1: { pids: string; mem: string } } | { v2: string };
+
+/** How this daemon limits commands, decided at its first sandboxed command (for diagnostics and tests). */
+export let cgroupChoice: { kind: "v1" | "v2"; parent: string } | { kind: "none"; reason: string } | undefined;
+
+let parents: Parents | undefined;
 let seq = 0;
 let unusable = false;
-let sweptStale = false;
 
-/**
- * Removes the empty cgroups of daemons that are gone (killed before they could remove them;
- * their processes were ended by the reaper). Named pith-<daemon pid>-<n>; rmdir only ever
- * removes an empty cgroup, so a live one is never touched.
- */
-function sweepStale(parents: string[]): void {
-  for (const parent of parents) {
-    let names: string[];
-    try {
-      names = readdirSync(parent);
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const m = /^pith-(\d+)-\d+$/.exec(name);
-      if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) tryRmdir(join(parent, name));
-    }
+function read(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+/** v1 where the daemon has its pids and memory hierarchies (a hybrid system); else v2 if it can be set up. */
+function choose(): Parents | undefined {
+  const self = read("/proc/self/cgroup");
+  const pids = ownV1Path(self, "pids");
+  const mem = ownV1Path(self, "memory");
+  if (pids && mem) {
+    cgroupChoice = { kind: "v1", parent: pids };
+    return { v1: { pids, mem } };
   }
+  const dir = ownV2Dir(self, read("/proc/self/mountinfo"));
+  if (!dir) {
+    cgroupChoice = { kind: "none", reason: "no cgroup v1 pids and memory hierarchies, and no cgroup v2 mount" };
+    return undefined;
+  }
+  let ready: { parent: string } | { reason: string };
+  try {
+    ready = prepareV2(planV2(readV2State(dir), process.pid), process.pid);
+  } catch (err) {
+    ready = { reason: `cannot read ${dir}: ${(err as Error).message}` };
+  }
+  if ("reason" in ready) {
+    cgroupChoice = { kind: "none", reason: ready.reason };
+    return undefined;
+  }
+  cgroupChoice = { kind: "v2", parent: ready.parent };
+  return { v2: ready.parent };
 }
 
 /**
@@ -84,19 +87,27 @@ function pidAlive(pid: number): boolean {
  */
 export function commandCgroup(limits: SandboxLimits): CommandCgroup | undefined {
   if (unusable) return undefined;
-  const pidsParent = ownV1Path("pids");
-  const memParent = ownV1Path("memory");
-  if (!pidsParent || !memParent) {
+  if (!parents) {
+    parents = choose();
+    if (!parents) {
+      unusable = true;
+      return undefined;
+    }
+    sweepStale("v1" in parents ? [parents.v1.pids, parents.v1.mem] : [parents.v2]);
+  }
+  const name = `pith-${process.pid}-${++seq}`;
+  try {
+    return "v1" in parents ? v1CommandCgroup(parents.v1, name, limits) : v2CommandCgroup(parents.v2, name, limits);
+  } catch (err) {
+    cgroupChoice = { kind: "none", reason: `could not make a command's cgroup: ${(err as Error).message}` };
     unusable = true;
     return undefined;
   }
-  if (!sweptStale) {
-    sweptStale = true;
-    sweepStale([pidsParent, memParent]);
-  }
-  const name = `pith-${process.pid}-${++seq}`;
-  const pids = join(pidsParent, name);
-  const mem = join(memParent, name);
+}
+
+function v1CommandCgroup(parent: { pids: string; mem: string }, name: string, limits: SandboxLimits): CommandCgroup {
+  const pids = join(parent.pids, name);
+  const mem = join(parent.mem, name);
   const made: string[] = [];
   try {
     mkdirSync(pids);
@@ -112,45 +123,22 @@ export function commandCgroup(limits: SandboxLimits): CommandCgroup | undefined 
     } catch {
       // no swap accounting
     }
-  } catch {
+  } catch (err) {
     for (const dir of made.reverse()) tryRmdir(dir);
-    unusable = true;
-    return undefined;
+    throw err;
   }
-  const count = (file: string, key: string): number => {
-    try {
-      const m = new RegExp(`^${key} (\\d+)$`, "m").exec(readFileSync(file, "utf8"));
-      return m ? Number(m[1]) : 0;
-    } catch {
-      return 0;
-    }
-  };
   return {
     join(pid) {
       writeFileSync(join(pids, "cgroup.procs"), String(pid));
       writeFileSync(join(mem, "cgroup.procs"), String(pid));
     },
     hit() {
-      if (count(join(mem, "memory.oom_control"), "oom_kill") > 0) return "memory";
-      if (count(join(pids, "pids.events"), "max") > 0) return "processes";
+      if (counter(join(mem, "memory.oom_control"), "oom_kill") > 0) return "memory";
+      if (counter(join(pids, "pids.events"), "max") > 0) return "processes";
       return undefined;
     },
-    async remove() {
-      for (let i = 0; i < 20; i++) {
-        if ([pids, mem].map(tryRmdir).every(Boolean)) return;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    },
+    remove: () => removeWhenEmpty([pids, mem]),
   };
-}
-
-function tryRmdir(dir: string): boolean {
-  try {
-    rmdirSync(dir);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT";
-  }
 }
 
 /**

@@ -9,7 +9,8 @@
 // every process of the command dies when the daemon does. More walls, each in its own file:
 //   seccomp.ts        no AF_UNIX sockets, so no way to the user's agents and services by path;
 //   sandbox-net.ts    network off, or its own namespace with no path to the host's loopback;
-//   sandbox-cgroup.ts limits on processes and memory (the private /tmp's size is bwrap's --size);
+//   sandbox-cgroup.ts limits on processes and memory, cgroup v1 or v2 (sandbox-cgroup-v2.ts) where
+//                     the daemon can make cgroups (the private /tmp's size is bwrap's --size);
 //   sandbox-run.ts    puts them together for one command.
 // /run (sockets of D-Bus, systemd, docker, the user's runtime dir) is hidden as well: the seccomp
 // filter already stops connecting, and what is not seen cannot be probed.

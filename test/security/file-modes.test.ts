@@ -48,7 +48,7 @@ test("a fresh $PITH_HOME, its sessions, forks, locks, settings and bash's spille
   assert.equal(big.truncated, true);
   const spilled = (big.output as string).match(/\/\S*pith-bash-[^\s)\]]+\.log/)?.[0];
   assert.ok(spilled, `the full output's file is named: ${big.output.slice(-300)}`);
-  assert.equal(mode(spilled!), 0o600, "bash's full output in the shared temp dir");
+  assert.equal(mode(spilled!), 0o600, "bash's full output");
   assert.equal(mode(`${s.sessionFile}.lock`), 0o600, "the lock file, while the session is open");
   assert.deepEqual(notPrivate(home), []);
   assert.equal(mode(home), 0o700);

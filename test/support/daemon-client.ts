@@ -130,14 +130,23 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
+/** Who runs the daemon, and from where (as-user.ts: another user, from a copy that user can read). */
+export interface DaemonAs {
+  /** run as this user (the test must be root); its supplementary groups are dropped */
+  user?: { uid: number; gid: number };
+  /** the pith executable (default: this checkout's bin/pith) */
+  bin?: string;
+}
+
 export class DaemonProcess {
   readonly proc: ChildProcess;
   readonly exited: Promise<Exit>;
   stderr = "";
   exit: Exit | null = null;
 
-  constructor(t: Hooks, args: string[], opts: DaemonEnvOptions & { cwd: string }) {
-    this.proc = spawn(BIN, args, { cwd: opts.cwd, env: daemonEnv(opts), stdio: ["pipe", "pipe", "pipe"] });
+  constructor(t: Hooks, args: string[], opts: DaemonEnvOptions & DaemonAs & { cwd: string }) {
+    const as = opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {};
+    this.proc = spawn(opts.bin ?? BIN, args, { cwd: opts.cwd, env: daemonEnv(opts), stdio: ["pipe", "pipe", "pipe"], ...as });
     this.proc.stderr!.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
     this.proc.stdin!.on("error", () => {}); // writing to a daemon that is gone
     this.exited = new Promise((resolve) => {
@@ -191,7 +200,7 @@ export interface RpcDaemon extends DaemonProcess {
 }
 
 /** `bin/pith --mode rpc` in `cwd` (default: PITH_HOME). */
-export function startRpcDaemon(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; args?: string[] }): RpcDaemon {
+export function startRpcDaemon(t: Hooks, opts: DaemonEnvOptions & DaemonAs & { cwd?: string; args?: string[] }): RpcDaemon {
   const d = new DaemonProcess(t, ["--mode", "rpc", ...(opts.args ?? [])], { ...opts, cwd: opts.cwd ?? opts.home }) as RpcDaemon;
   d.peer = peerOverChild(d.proc, "stdio");
   d.endStdin = () => d.proc.stdin!.end();
