@@ -21,6 +21,12 @@
 // Any other architecture kills the process: a filter that cannot read a call must not allow it.
 // Refused sockets fail with EAFNOSUPPORT ("Address family not supported by protocol"), which
 // programs already handle as "no such transport".
+//
+// io_uring is refused too (io_uring_setup, _enter, _register: 425-427 on every architecture):
+// its IORING_OP_SOCKET and IORING_OP_CONNECT make and connect sockets without the socket and
+// connect syscalls, so a filter on those calls alone would be a door left open. It fails with
+// ENOSYS, as on a kernel built without it: libuv (Node), liburing users and tokio fall back to
+// plain system calls. Docker's default profile refuses it for the same reason.
 
 const AUDIT_ARCH_X86_64 = 0xc000003e;
 const AUDIT_ARCH_I386 = 0x40000003;
@@ -29,7 +35,11 @@ const AUDIT_ARCH_ARM = 0x40000028;
 const X32_SYSCALL_BIT = 0x40000000;
 
 const AF_UNIX = 1;
-const EAFNOSUPPORT = 97; // the same number on x86_64 and aarch64
+// the same numbers on x86_64 and aarch64 (and their 32-bit compat ABIs)
+const EAFNOSUPPORT = 97;
+const ENOSYS = 38;
+/** io_uring_setup, io_uring_enter, io_uring_register: one number on every architecture */
+const IO_URING = [425, 426, 427];
 
 const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 const SECCOMP_RET_ERRNO = 0x00050000;
@@ -49,7 +59,7 @@ interface ArchRules {
   arch: number;
   /** the socket syscall's number */
   socket: number;
-  /** a syscall refused whatever its arguments (i386 socketcall) */
+  /** syscalls refused with EAFNOSUPPORT whatever their arguments (i386 socketcall) */
   refuse?: number;
   /** bits cleared from nr before comparing (the x32 bit) */
   mask?: number;
@@ -107,6 +117,7 @@ export function unixSocketFilter(arch: NodeJS.Architecture = process.arch): Buff
     p.push({ label: `arch${n}` }, { code: LD_W_ABS, k: OFF_NR });
     if (r.mask) p.push({ code: ALU_AND_K, k: ~r.mask >>> 0 });
     if (r.refuse !== undefined) p.push({ code: JEQ_K, k: r.refuse, jt: "refuse" });
+    for (const nr of IO_URING) p.push({ code: JEQ_K, k: nr, jt: "nosys" });
     p.push({ code: JEQ_K, k: r.socket, jt: "socket", jf: "allow" });
   });
   p.push(
@@ -117,6 +128,8 @@ export function unixSocketFilter(arch: NodeJS.Architecture = process.arch): Buff
     { code: RET_K, k: SECCOMP_RET_ALLOW },
     { label: "refuse" },
     { code: RET_K, k: SECCOMP_RET_ERRNO | EAFNOSUPPORT },
+    { label: "nosys" },
+    { code: RET_K, k: SECCOMP_RET_ERRNO | ENOSYS },
     { label: "kill" },
     { code: RET_K, k: SECCOMP_RET_KILL_PROCESS },
   );

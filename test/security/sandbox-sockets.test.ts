@@ -63,6 +63,15 @@ const sockets = ${JSON.stringify(sockets)};
 })();`;
 }
 
+/** Calls io_uring_setup(8, params) and prints its result and errno. */
+const IO_URING_PROBE = [
+  "import ctypes",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  "params = ctypes.create_string_buffer(120)",
+  "fd = libc.syscall(425, 8, params)",
+  "print(\"io_uring_setup:\", -1 if fd < 0 else \"fd\", \"errno\", ctypes.get_errno())",
+].join("; ");
+
 async function sideDoors(t: TestContext, network: boolean): Promise<void> {
   const home = tempDir(t);
   const cwd = tempDir(t);
@@ -96,6 +105,9 @@ async function sideDoors(t: TestContext, network: boolean): Promise<void> {
   const pair = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: "echo through-a-pipe | cat; python3 -c 'import socket; a,b=socket.socketpair(); a.send(b\"pair-ok\"); print(b.recv(7).decode())' 2>/dev/null || echo pair-ok" });
   assert.match(pair.text, /through-a-pipe/);
   assert.match(pair.text, /pair-ok/, "socketpair still works");
+  // io_uring makes and connects sockets without the socket syscall (IORING_OP_SOCKET): refused
+  const uring = await modelCalls(d.peer, fake, s.sessionId, "bash", { command: `python3 -c '${IO_URING_PROBE}'` });
+  assert.match(uring.text, /^io_uring_setup: -1 errno 38$/m, `io_uring is refused with ENOSYS: ${uring.text}`);
   d.endStdin();
   await d.waitExit();
   await drainFake(fake);
@@ -115,7 +127,8 @@ test("the seccomp program: checks the architecture first, refuses only socket(AF
     const p = insns(unixSocketFilter(arch)!);
     assert.deepEqual(p[0], { code: 0x20, jt: 0, jf: 0, k: 4 }, "loads seccomp_data.arch first");
     const rets = p.filter((i) => i.code === 0x06).map((i) => i.k);
-    assert.deepEqual(rets, [0x7fff0000, 0x00050000 | 97, 0x80000000], "allow, EAFNOSUPPORT, kill");
+    assert.deepEqual(rets, [0x7fff0000, 0x00050000 | 97, 0x00050000 | 38, 0x80000000], "allow, EAFNOSUPPORT, ENOSYS (io_uring), kill");
+    for (const nr of [425, 426, 427]) assert.ok(p.some((i) => i.code === 0x15 && i.k === nr), `io_uring syscall ${nr} is checked`);
     assert.ok(p.some((i) => i.code === 0x15 && i.k === 1), "compares the domain with AF_UNIX");
   }
   const x64 = insns(unixSocketFilter("x64")!);
