@@ -100,7 +100,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603,
     NotInitialized: -32002, SessionNotFound: -32010, SessionBusy: -32011, NothingToCompact: -32012, EntryNotFound: -32013,
     ProviderError: -32014, SessionLocked: -32015, Aborted: -32016, CompactionSkipped: -32017,
-    SessionMoved: -32018,
+    SessionMoved: -32018, Forbidden: -32019,
   });
 });
 
@@ -164,15 +164,19 @@ test("an unknown extra key is rejected and named (typos surface)", () => {
   bad("initialize", { protocolVersion: 1, clientInfo: { name: "x" }, capabilities: { permission: true } });
 });
 
-test("ids are non-empty strings: empty or wrong-typed ids are -32602, any other string passes", () => {
+test("ids are non-empty strings: empty or wrong-typed ids are -32602; a session id is 1 to 128 of A-Z a-z 0-9 _ -", () => {
   const e = bad("getState", { sessionId: "" });
   assert.match(e.message, /sessionId: Too small/);
   assert.ok(e.data.properties?.sessionId);
   bad("getState", { sessionId: 7 });
   bad("forkSession", { sessionId: "s1", entryId: "" });
   bad("getState", {});
-  // opaque: no format is imposed (an unknown id is the daemon's -32010 / -32013, not -32602)
-  ok("getState", { sessionId: "not-a-uuid at all" });
+  // a session id names a file and a row: a fixed alphabet, so no path can be built from a hostile one
+  bad("getState", { sessionId: "../../etc/x" });
+  bad("getState", { sessionId: "a b" });
+  bad("getState", { sessionId: "x".repeat(129) });
+  // otherwise no format is imposed (an unknown id is the daemon's -32010 / -32013, not -32602)
+  ok("getState", { sessionId: "not-a-uuid_at-all" });
   ok("navigateTree", { sessionId: "s", targetId: "deadbeef" });
 });
 
