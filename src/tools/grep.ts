@@ -75,11 +75,13 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
     literal: params.literal ?? false,
     ignoreCase: params.ignoreCase ?? false,
     root: absolute,
+    isDirectory: info.isDirectory(),
     label: shown,
     glob: params.glob,
     context: params.context ?? 0,
     limit,
     skip: info.isDirectory() ? deniedInside(real, ctx.deniedPaths) : [],
+    policy: { cwd: ctx.cwd, allowOutsideCwd: ctx.allowOutsideCwd, deniedPaths: ctx.deniedPaths, readOnlyPaths: ctx.readOnlyPaths, tempDir: ctx.tempDir },
   };
   const engine = options.engine ?? ((process.env.PITH_GREP_ENGINE as GrepEngine | undefined) || "auto");
   const rg = engine === "js" ? null : findRipgrep();
