@@ -8,6 +8,7 @@
 import { stat } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { openDirectory } from "./confined-fs.js";
 import { abortedError, fsError, throwIfAborted } from "./errors.js";
 import { globMatcher } from "./glob.js";
 import { grepResult, type GrepCollected } from "./grep-output.js";
@@ -87,11 +88,15 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
   const rg = engine === "js" ? null : findRipgrep();
   let collected: (GrepCollected & { aborted?: boolean }) | undefined;
   if (rg) {
+    // ripgrep opens files itself: its start directory is at least the one checked here
+    const root = info.isDirectory() ? await openDirectory(absolute, { ctx, shown }).catch((err) => Promise.reject(fsError(err, shown))) : undefined;
     try {
-      collected = await searchRipgrep({ rg, req, isFile: info.isFile(), env: ctx.env, signal: ctx.signal, timeLimitMs });
+      collected = await searchRipgrep({ rg, req, isFile: info.isFile(), rootDir: root?.path, env: ctx.env, signal: ctx.signal, timeLimitMs });
     } catch (err) {
       // a pattern only JavaScript reads goes to the JavaScript engine; other failures are real
       if (!(err instanceof RipgrepPatternError)) throw err;
+    } finally {
+      await root?.handle.close().catch(() => {});
     }
   } else if (engine === "ripgrep") throw new ToolError("ripgrep (rg) is not installed: install the Debian package ripgrep");
   collected ??= await searchInWorker(req, ctx.signal, timeLimitMs);
