@@ -56,13 +56,17 @@ test(`find over ${DIRS * PER_DIR} files: another session's getState is answered 
   // getState round trips, one after another, for as long as the find runs
   let answeredBeforeEnd = 0;
   let answeredAfterEnd = 0;
+  let slowest = 0;
+  const t0 = performance.now();
   while (!ended()) {
+    const sent = performance.now();
     await d.peer.request("getState", { sessionId: b.sessionId });
+    slowest = Math.max(slowest, performance.now() - sent);
     if (ended()) answeredAfterEnd++;
     else answeredBeforeEnd++;
   }
   const end = await d.peer.waitEvent(isEnd, "find ended", from);
-  t.diagnostic(`getState answered ${answeredBeforeEnd} times while the find ran, ${answeredAfterEnd} after it ended`);
+  t.diagnostic(`getState answered ${answeredBeforeEnd} times while the find ran (${Math.round(performance.now() - t0)} ms), ${answeredAfterEnd} after it ended; slowest ${Math.round(slowest)} ms`);
   assert.equal(end.isError, false, JSON.stringify(end.result).slice(0, 300));
   assert.ok(answeredBeforeEnd >= 1, "getState sent while the find ran was answered before the find ended");
   await d.peer.waitEvent((e) => e.sessionId === a.sessionId && e.type === "agent_end", "agent_end", from, 60_000);
