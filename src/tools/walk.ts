@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { openDirectory, type Opened } from "./confined-fs.js";
 import { abortedError } from "./errors.js";
 import { policyRoots, type PathPolicy } from "./paths.js";
-import { TimeSlicer } from "./time-slice.js";
+import { sortInSlices, TimeSlicer } from "./time-slice.js";
 
 /** Directory names never descended into. */
 export const SKIPPED_DIRS = new Set([".git", "node_modules"]);
@@ -80,9 +80,11 @@ export async function* walkFiles(root: string, options: WalkOptions): AsyncGener
     } finally {
       await opened.handle.close().catch(() => {});
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const e = entries[i];
+    // one directory can hold 300,000 names: sorted in slices too
+    const sorted = await sortInSlices(entries, (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0), slicer);
+    for (let i = sorted.length - 1; i >= 0; i--) {
+      if (slicer.due()) await slicer.pause();
+      const e = sorted[i];
       stack.push({ path: join(dir.path, e.name), rel: dir.rel === "" ? e.name : `${dir.rel}/${e.name}`, kind: e.kind });
     }
   }

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { asEvent, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -65,7 +65,7 @@ test(`find over ${DIRS * PER_DIR} files: another session's getState is answered 
     if (ended()) answeredAfterEnd++;
     else answeredBeforeEnd++;
   }
-  const end = await d.peer.waitEvent(isEnd, "find ended", from);
+  const end = asEvent(await d.peer.waitEvent(isEnd, "find ended", from), "tool_execution_end");
   t.diagnostic(`getState answered ${answeredBeforeEnd} times while the find ran (${Math.round(performance.now() - t0)} ms), ${answeredAfterEnd} after it ended; slowest ${Math.round(slowest)} ms`);
   assert.equal(end.isError, false, JSON.stringify(end.result).slice(0, 300));
   assert.ok(answeredBeforeEnd >= 1, "getState sent while the find ran was answered before the find ended");
