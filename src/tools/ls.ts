@@ -1,7 +1,7 @@
 // ls: one directory's entries, sorted, directories marked with a trailing "/", hidden files included.
 // The directory is opened, checked (confined-fs.ts) and listed through that descriptor; sorting a
 // huge directory hands the event loop back every few milliseconds.
-import { readdir, stat } from "node:fs/promises";
+import { opendir, stat } from "node:fs/promises";
 import { z } from "zod";
 import { openDirectory, withOpened } from "./confined-fs.js";
 import { fsError, throwIfAborted } from "./errors.js";
@@ -39,7 +39,9 @@ export const lsTool: Tool<LsParams> = {
       () => openDirectory(absolute, { ctx, shown }),
       shown,
       async (dir) => {
-        const dirents = await readdir(dir.path, { withFileTypes: true });
+        // read in batches (readdir would build every entry of a 300,000-name directory in one go)
+        const dirents: { name: string; isDirectory(): boolean; isSymbolicLink(): boolean }[] = [];
+        for await (const d of await opendir(dir.path, { bufferSize: 256 })) dirents.push(d);
         // case-insensitive first so "README" sits next to "readme.txt", code points to break ties
         const sorted = await sortInSlices(dirents, (a, b) => {
           const la = a.name.toLowerCase();
