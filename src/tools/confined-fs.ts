@@ -17,7 +17,7 @@
 //   - directories are listed through their checked descriptor (/proc/self/fd/N), never by path.
 // Where /proc/self/fd is missing (not Linux) the opens fall back to plain paths: the checks in
 // paths.ts still run first, but with the race described above (the sandbox is the wall there).
-import { constants, existsSync, fstatSync, openSync, closeSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { mkdir, open, readlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fsError } from "./errors.js";
@@ -73,10 +73,6 @@ async function checked(handle: FileHandle, opened: string, req: OpenRequest, acc
   }
 }
 
-async function openAt(path: string, flags: number, mode?: number): Promise<FileHandle> {
-  return open(path, flags, mode);
-}
-
 /**
  * An existing file (or, with `directory`, a directory) opened and checked. `write` opens it
  * read-write for edit: nothing is changed until the caller writes through the checked handle.
@@ -84,12 +80,12 @@ async function openAt(path: string, flags: number, mode?: number): Promise<FileH
  */
 export async function openExisting(absolute: string, req: OpenRequest, access: PathAccess = "read", options: { noFollow?: boolean } = {}): Promise<Opened> {
   const flags = (access === "write" ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOCTTY | (options.noFollow ? O_NOFOLLOW : 0);
-  return checked(await openAt(absolute, flags), absolute, req, access);
+  return checked(await open(absolute, flags), absolute, req, access);
 }
 
 /** A directory opened and checked, for listing through `path` (its descriptor). */
 export async function openDirectory(absolute: string, req: OpenRequest, options: { noFollow?: boolean } = {}): Promise<Opened> {
-  return checked(await openAt(absolute, O_RDONLY | O_DIRECTORY | (options.noFollow ? O_NOFOLLOW : 0)), absolute, req, "read");
+  return checked(await open(absolute, O_RDONLY | O_DIRECTORY | (options.noFollow ? O_NOFOLLOW : 0)), absolute, req, "read");
 }
 
 /**
@@ -104,7 +100,7 @@ export async function openForReplace(absolute: string, req: OpenRequest): Promis
     const at = `${dir.path}/${basename(absolute)}`;
     try {
       // a new file: made inside the checked directory, never through a link
-      const handle = await openAt(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY, 0o666);
+      const handle = await open(at, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY, 0o666);
       return { ...(await checked(handle, at, r, "write")), created: true };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -112,7 +108,7 @@ export async function openForReplace(absolute: string, req: OpenRequest): Promis
     // it exists (a file, or a link to one that the check below must accept): no O_TRUNC until checked
     let handle: FileHandle;
     try {
-      handle = await openAt(at, O_WRONLY | O_NONBLOCK | O_NOCTTY);
+      handle = await open(at, O_WRONLY | O_NONBLOCK | O_NOCTTY);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new ToolError(`${req.shown} is a symbolic link to a file that does not exist; write to the path it points to instead`);
       throw err;
@@ -126,7 +122,7 @@ export async function openForReplace(absolute: string, req: OpenRequest): Promis
 /** mkdir -p, one checked component at a time; resolves with the last directory, open and checked for writing. */
 async function openDirectoryCreating(dirAbs: string, req: OpenRequest & { roots: PolicyRoots }): Promise<Opened> {
   try {
-    return await checked(await openAt(dirAbs, O_RDONLY | O_DIRECTORY), dirAbs, req, "write");
+    return await checked(await open(dirAbs, O_RDONLY | O_DIRECTORY), dirAbs, req, "write");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
@@ -135,7 +131,7 @@ async function openDirectoryCreating(dirAbs: string, req: OpenRequest & { roots:
     if (canVerifyDescriptors()) throw Object.assign(new Error(`no such directory: ${dirAbs}`), { code: "ENOENT" });
     // no descriptors to check by: today's behaviour, after paths.ts's checks
     await mkdir(dirAbs, { recursive: true });
-    return checked(await openAt(dirAbs, O_RDONLY | O_DIRECTORY), dirAbs, req, "write");
+    return checked(await open(dirAbs, O_RDONLY | O_DIRECTORY), dirAbs, req, "write");
   }
   const parent = await openDirectoryCreating(parentAbs, req);
   try {
@@ -148,7 +144,7 @@ async function openDirectoryCreating(dirAbs: string, req: OpenRequest & { roots:
     let handle: FileHandle;
     try {
       // one we just made is opened without following: if it was swapped for a link since, this fails
-      handle = await openAt(at, O_RDONLY | O_DIRECTORY | (made ? O_NOFOLLOW : 0));
+      handle = await open(at, O_RDONLY | O_DIRECTORY | (made ? O_NOFOLLOW : 0));
     } catch (err) {
       if (!made && (err as NodeJS.ErrnoException).code === "ENOENT") {
         throw new ToolError(`${req.shown}: ${basename(dirAbs)} is a symbolic link to a directory that does not exist; create that directory first, or write to the real path`);
