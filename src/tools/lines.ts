@@ -98,7 +98,8 @@ export async function scanLines(source: string | FileHandle, visit: LineVisitor,
 
 async function scan(handle: FileHandle, visit: LineVisitor, { signal, maxLineBytes = MAX_LINE_BYTES }: ScanOptions): Promise<LineScan> {
   const buf = Buffer.allocUnsafe(CHUNK);
-  const line = new LineBuffer(Math.max(1, maxLineBytes));
+  const bound = Math.max(1, maxLineBytes);
+  const line = new LineBuffer(bound);
   let lineNo = 0;
   let counting = false;
   let first = true;
@@ -122,11 +123,19 @@ async function scan(handle: FileHandle, visit: LineVisitor, { signal, maxLineByt
     }
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      line.add(chunk.subarray(start, nl));
+      const piece = chunk.subarray(start, nl);
       start = nl + 1;
       lineNo++;
-      const { text, cutFrom } = line.take();
-      const verdict = visit(text, lineNo, cutFrom);
+      let verdict: ReturnType<LineVisitor>;
+      if (line.total === 0 && piece.length <= bound) {
+        // the common case, a whole short line inside this chunk: decoded in place, no copy
+        const end = piece.length > 0 && piece[piece.length - 1] === 13 ? piece.length - 1 : piece.length;
+        verdict = visit(piece.toString("utf8", 0, end), lineNo);
+      } else {
+        line.add(piece);
+        const { text, cutFrom } = line.take();
+        verdict = visit(text, lineNo, cutFrom);
+      }
       if (verdict === "stop") return { binary: false, lines: lineNo, stopped: true };
       if (verdict === "count") {
         counting = true;
