@@ -126,13 +126,13 @@ async function openDirectoryCreating(dirAbs: string, req: OpenRequest & { roots:
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
   }
-  const parentAbs = dirname(dirAbs);
-  if (parentAbs === dirAbs || !canVerifyDescriptors()) {
-    if (canVerifyDescriptors()) throw Object.assign(new Error(`no such directory: ${dirAbs}`), { code: "ENOENT" });
-    // no descriptors to check by: today's behaviour, after paths.ts's checks
+  if (!canVerifyDescriptors()) {
+    // no descriptors to check by: mkdir -p by path, after paths.ts's checks (racy; see the top)
     await mkdir(dirAbs, { recursive: true });
     return checked(await open(dirAbs, O_RDONLY | O_DIRECTORY), dirAbs, req, "write");
   }
+  const parentAbs = dirname(dirAbs);
+  if (parentAbs === dirAbs) throw Object.assign(new Error(`no such directory: ${dirAbs}`), { code: "ENOENT" });
   const parent = await openDirectoryCreating(parentAbs, req);
   try {
     const at = `${parent.path}/${basename(dirAbs)}`;
