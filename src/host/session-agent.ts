@@ -37,7 +37,7 @@ export function storedModel(modelId: string | undefined, deps: { defaultModel: M
 
 export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overheadTokens: number } {
   const tools = createCodingTools();
-  const systemPrompt = buildSystemPrompt({ cwd: o.file.cwd, tools, systemPrompt: o.systemPrompt, appendSystemPrompt: o.appendSystemPrompt });
+  const systemPrompt = buildSystemPrompt({ cwd: o.file.cwd, tools, deniedPaths: o.tools.deniedPaths, systemPrompt: o.systemPrompt, appendSystemPrompt: o.appendSystemPrompt });
   const toolSpecs = toolSpecsOf(tools);
   const agent = new Agent({
     session: o.file,

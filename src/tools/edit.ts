@@ -5,10 +5,15 @@
 // "\r\n", and the inserted text takes the line ending of the text it replaces (or, if that has no
 // newline, the file's usual one), so an edit never turns a CRLF file into a mixed one.
 // A UTF-8 byte-order mark is kept and is invisible to matching.
-import { readFile, stat, writeFile } from "node:fs/promises";
+//
+// The match is found in the file's bytes and only the matched bytes are replaced: everything else
+// is copied as it is. Decoding the file to text and writing the text back would turn any byte
+// that is not valid UTF-8 (a latin-1 comment, a stray byte) into U+FFFD on lines the edit never
+// touched. The file is opened once, checked, read and rewritten through that descriptor.
 import { z } from "zod";
+import { openExisting, replaceContent, withOpened } from "./confined-fs.js";
 import { editDiff } from "./edit-diff.js";
-import { fsError, throwIfAborted } from "./errors.js";
+import { throwIfAborted } from "./errors.js";
 import { looksBinary } from "./lines.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool } from "./types.js";
@@ -35,69 +40,81 @@ export const editTool: Tool<EditParams> = {
     if (params.oldText.length === 0) throw new ToolError("oldText is empty; give the exact text to replace (use write to create a file)");
     if (params.oldText === params.newText) throw new ToolError("oldText and newText are identical; nothing would change");
 
-    const info = await stat(absolute).catch((err) => {
-      throw fsError(err, shown);
-    });
-    if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
-    const raw = await readFile(absolute).catch((err) => {
-      throw fsError(err, shown);
-    });
-    if (looksBinary(raw)) throw new ToolError(`${shown} looks like a binary file; edit only changes text files`);
-
-    const text = raw.toString("utf8");
-    const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-    const body = text.slice(bom.length);
-    const fileEol = dominantEol(body);
-
-    let match: { at: number; found: string; count: number } | undefined;
-    for (const candidate of matchCandidates(params.oldText, fileEol)) {
-      const count = countOccurrences(body, candidate);
-      if (count > 0) {
-        match = { at: body.indexOf(candidate), found: candidate, count };
-        break;
-      }
-    }
-    if (!match) throw new ToolError(noMatchMessage(shown, body, params.oldText));
-    if (match.count > 1) {
-      throw new ToolError(
-        `oldText occurs ${match.count} times in ${shown}; it must occur exactly once. ` +
-          `Add more surrounding lines to oldText to make it unique.`,
-      );
-    }
-
-    const eol = match.found.includes("\r\n") ? "\r\n" : match.found.includes("\n") ? "\n" : fileEol;
-    const replacement = withEol(params.newText, eol);
-    const newBody = body.slice(0, match.at) + replacement + body.slice(match.at + match.found.length);
-    if (newBody === body) throw new ToolError("The replacement leaves the file unchanged");
-
-    throwIfAborted(ctx.signal);
-    try {
-      await writeFile(absolute, bom + newBody, "utf8");
-    } catch (err) {
-      throw fsError(err, shown);
-    }
-
-    const startLine = countNewlines(body, match.at);
-    const { diff, firstChangedLine } = editDiff(
-      body.split(/\r?\n/),
-      newBody.split(/\r?\n/),
-      startLine,
-      countNewlines(match.found, match.found.length) + 1,
-      countNewlines(replacement, replacement.length) + 1,
+    return withOpened(
+      () =>
+        openExisting(absolute, { ctx, shown }, "write").catch((err: NodeJS.ErrnoException) => {
+          throw err.code === "EISDIR" ? new ToolError(`${shown} is a directory, not a file`) : err;
+        }),
+      shown,
+      async (file) => {
+        if (file.stats.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
+        if (!file.stats.isFile()) throw new ToolError(`${shown} is not a regular file`);
+        const raw = await file.handle.readFile();
+        if (looksBinary(raw)) throw new ToolError(`${shown} looks like a binary file; edit only changes text files`);
+        const edited = applyEdit(raw, params.oldText, params.newText, shown);
+        throwIfAborted(ctx.signal);
+        await replaceContent(file, edited.bytes);
+        return {
+          content: [{ type: "text", text: `Edited ${shown}: replaced 1 occurrence (at line ${edited.firstChangedLine}).` }],
+          details: { diff: edited.diff, firstChangedLine: edited.firstChangedLine },
+        };
+      },
     );
-    return {
-      content: [{ type: "text", text: `Edited ${shown}: replaced 1 occurrence (at line ${firstChangedLine}).` }],
-      details: { diff, firstChangedLine },
-    };
   },
 };
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+const LF = 10;
+const CR = 13;
+
+/** The file's bytes with the one occurrence of oldText replaced; throws ToolError when it is not exactly one. */
+function applyEdit(raw: Buffer, oldText: string, newText: string, shown: string): { bytes: Buffer; diff: string; firstChangedLine: number } {
+  const bomLength = raw.subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
+  const body = raw.subarray(bomLength);
+  const fileEol = dominantEol(body);
+
+  let match: { at: number; found: Buffer; count: number } | undefined;
+  for (const candidate of matchCandidates(oldText, fileEol)) {
+    const needle = Buffer.from(candidate, "utf8");
+    const count = countOccurrences(body, needle);
+    if (count > 0) {
+      match = { at: body.indexOf(needle), found: needle, count };
+      break;
+    }
+  }
+  if (!match) throw new ToolError(noMatchMessage(shown, body.toString("utf8"), oldText));
+  if (match.count > 1) {
+    throw new ToolError(
+      `oldText occurs ${match.count} times in ${shown}; it must occur exactly once. ` +
+        `Add more surrounding lines to oldText to make it unique.`,
+    );
+  }
+
+  const found = match.found.toString("utf8");
+  const eol = found.includes("\r\n") ? "\r\n" : found.includes("\n") ? "\n" : fileEol;
+  const replacement = Buffer.from(withEol(newText, eol), "utf8");
+  if (replacement.equals(match.found)) throw new ToolError("The replacement leaves the file unchanged");
+  const end = match.at + match.found.length;
+  const bytes = Buffer.concat([raw.subarray(0, bomLength + match.at), replacement, body.subarray(end)]);
+
+  // the diff is for display only: decoded text is fine there
+  const startLine = countNewlines(body, match.at);
+  const { diff, firstChangedLine } = editDiff(
+    body.toString("utf8").split(/\r?\n/),
+    bytes.subarray(bomLength).toString("utf8").split(/\r?\n/),
+    startLine,
+    countNewlines(match.found, match.found.length) + 1,
+    countNewlines(replacement, replacement.length) + 1,
+  );
+  return { bytes, diff, firstChangedLine };
+}
+
 /** "\r\n" when most of the file's line breaks are CRLF, else "\n". */
-function dominantEol(s: string): "\n" | "\r\n" {
+function dominantEol(b: Buffer): "\n" | "\r\n" {
   let crlf = 0;
   let lf = 0;
-  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) {
-    if (i > 0 && s.charCodeAt(i - 1) === 13) crlf++;
+  for (let i = b.indexOf(LF); i !== -1; i = b.indexOf(LF, i + 1)) {
+    if (i > 0 && b[i - 1] === CR) crlf++;
     else lf++;
   }
   return crlf > lf ? "\r\n" : "\n";
@@ -114,15 +131,15 @@ function withEol(s: string, eol: string): string {
 }
 
 /** Occurrences, overlapping ones included (they make the target just as ambiguous). */
-function countOccurrences(haystack: string, needle: string): number {
+function countOccurrences(haystack: Buffer, needle: Buffer): number {
   let count = 0;
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) count++;
   return count;
 }
 
-function countNewlines(s: string, end: number): number {
+function countNewlines(b: Buffer, end: number): number {
   let n = 0;
-  for (let i = s.indexOf("\n"); i !== -1 && i < end; i = s.indexOf("\n", i + 1)) n++;
+  for (let i = b.indexOf(LF); i !== -1 && i < end; i = b.indexOf(LF, i + 1)) n++;
   return n;
 }
 

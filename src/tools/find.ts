@@ -2,12 +2,14 @@
 // node_modules are skipped (and pith's own folder); symlinks are listed but not followed. Results
 // are sorted, so the same tree always gives the same answer (and the same cut when the limit
 // applies). The glob is matched by an automaton in linear time, whatever the model wrote.
+// Walking, matching and sorting a huge tree hand the event loop back every few milliseconds.
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { fsError, throwIfAborted } from "./errors.js";
 import { globMatcher, type PathMatcher } from "./glob.js";
 import { deniedInside, resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
+import { sortInSlices, TimeSlicer } from "./time-slice.js";
 import { ToolError, type Tool } from "./types.js";
 import { walkFiles } from "./walk.js";
 
@@ -46,14 +48,22 @@ export const findTool: Tool<FindParams> = {
     }
 
     const found: string[] = [];
-    for await (const entry of walkFiles(absolute, ctx.signal, new Set(deniedInside(real, ctx.deniedPaths)))) {
-      if (matcher(entry.rel)) found.push(entry.rel);
+    const slicer = new TimeSlicer();
+    const walk = walkFiles(absolute, { signal: ctx.signal, skip: new Set(deniedInside(real, ctx.deniedPaths)), policy: ctx, shown });
+    try {
+      for await (const entry of walk) {
+        if (matcher(entry.rel)) found.push(entry.rel);
+        if (slicer.due()) await slicer.pause();
+      }
+    } catch (err) {
+      throw fsError(err, shown);
     }
     throwIfAborted(ctx.signal);
     if (found.length === 0) return { content: [{ type: "text", text: "No files found matching the pattern" }], details: { total: 0 } };
 
-    found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const listed = found.slice(0, limit);
+    const sorted = await sortInSlices(found, (a, b) => (a < b ? -1 : a > b ? 1 : 0), slicer);
+    throwIfAborted(ctx.signal);
+    const listed = sorted.slice(0, limit);
     const t = truncateHead(listed.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: MAX_BYTES });
     const shownCount = t.truncated ? t.keptLines : listed.length;
     let text = t.text;

@@ -46,6 +46,17 @@ export interface RipgrepRun {
   rg: string;
   req: GrepRequest;
   isFile: boolean;
+  /**
+   * The directory searched, as a path naming its open, checked descriptor (/proc/self/fd/N): rg
+   * starts there (the child's chdir happens before exec, while the descriptor is still open), so
+   * a root swapped for a link after the check is not followed.
+   */
+  rootDir?: string;
+  /**
+   * The file searched, as /proc/<daemon pid>/fd/N of its open, checked descriptor: rg opens that
+   * very file, not whatever the path names by the time it starts.
+   */
+  rootFile?: string;
   env?: NodeJS.ProcessEnv;
   signal: AbortSignal;
   timeLimitMs: number;
@@ -62,8 +73,8 @@ export function searchRipgrep(run: RipgrepRun): Promise<GrepCollected & { aborte
   if (req.context > 0) args.push("-C", String(req.context));
   args.push("-e", req.pattern);
   // a file is named as the model wrote it; in a directory, paths are relative to it (no path argument)
-  if (run.isFile) args.push("--", req.root);
-  const child = spawnTracked(run.rg, args, { cwd: run.isFile ? undefined : req.root, env: run.env });
+  if (run.isFile) args.push("--", run.rootFile ?? req.root);
+  const child = spawnTracked(run.rg, args, { cwd: run.isFile ? undefined : (run.rootDir ?? req.root), env: run.env });
   const out = new GrepCollector(req.limit);
 
   return new Promise((resolve, reject) => {

@@ -8,6 +8,7 @@
 import { stat } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
+import { canVerifyDescriptors, openDirectory, openExisting } from "./confined-fs.js";
 import { abortedError, fsError, throwIfAborted } from "./errors.js";
 import { globMatcher } from "./glob.js";
 import { grepResult, type GrepCollected } from "./grep-output.js";
@@ -75,21 +76,37 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
     literal: params.literal ?? false,
     ignoreCase: params.ignoreCase ?? false,
     root: absolute,
+    isDirectory: info.isDirectory(),
     label: shown,
     glob: params.glob,
     context: params.context ?? 0,
     limit,
     skip: info.isDirectory() ? deniedInside(real, ctx.deniedPaths) : [],
+    policy: { cwd: ctx.cwd, allowOutsideCwd: ctx.allowOutsideCwd, deniedPaths: ctx.deniedPaths, readOnlyPaths: ctx.readOnlyPaths, tempDir: ctx.tempDir },
   };
   const engine = options.engine ?? ((process.env.PITH_GREP_ENGINE as GrepEngine | undefined) || "auto");
   const rg = engine === "js" ? null : findRipgrep();
   let collected: (GrepCollected & { aborted?: boolean }) | undefined;
   if (rg) {
+    // ripgrep opens files itself: it starts from what was opened and checked here (see RipgrepRun)
+    const root = await (info.isDirectory() ? openDirectory(absolute, { ctx, shown }) : openExisting(absolute, { ctx, shown })).catch((err) => Promise.reject(fsError(err, shown)));
+    const byDescriptor = canVerifyDescriptors();
     try {
-      collected = await searchRipgrep({ rg, req, isFile: info.isFile(), env: ctx.env, signal: ctx.signal, timeLimitMs });
+      collected = await searchRipgrep({
+        rg,
+        req,
+        isFile: info.isFile(),
+        rootDir: info.isDirectory() && byDescriptor ? root.path : undefined,
+        rootFile: info.isFile() && byDescriptor ? `/proc/${process.pid}/fd/${root.handle.fd}` : undefined,
+        env: ctx.env,
+        signal: ctx.signal,
+        timeLimitMs,
+      });
     } catch (err) {
       // a pattern only JavaScript reads goes to the JavaScript engine; other failures are real
       if (!(err instanceof RipgrepPatternError)) throw err;
+    } finally {
+      await root.handle.close().catch(() => {});
     }
   } else if (engine === "ripgrep") throw new ToolError("ripgrep (rg) is not installed: install the Debian package ripgrep");
   collected ??= await searchInWorker(req, ctx.signal, timeLimitMs);

@@ -1,10 +1,13 @@
 // ls: one directory's entries, sorted, directories marked with a trailing "/", hidden files included.
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+// The directory is opened, checked (confined-fs.ts) and listed through that descriptor; sorting a
+// huge directory hands the event loop back every few milliseconds.
+import { opendir, stat } from "node:fs/promises";
 import { z } from "zod";
+import { openDirectory, withOpened } from "./confined-fs.js";
 import { fsError, throwIfAborted } from "./errors.js";
 import { resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
+import { sortInSlices } from "./time-slice.js";
 import { ToolError, type Tool } from "./types.js";
 
 export const LS_DEFAULT_LIMIT = 500;
@@ -32,26 +35,32 @@ export const lsTool: Tool<LsParams> = {
     });
     if (!info.isDirectory()) throw new ToolError(`${shown} is not a directory; use read for files`);
 
-    const dirents = await readdir(absolute, { withFileTypes: true }).catch((err) => {
-      throw fsError(err, shown);
-    });
-    // case-insensitive first so "README" sits next to "readme.txt", code points to break ties
-    dirents.sort((a, b) => {
-      const la = a.name.toLowerCase();
-      const lb = b.name.toLowerCase();
-      if (la !== lb) return la < lb ? -1 : 1;
-      return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-    });
-    const total = dirents.length;
-    const names: string[] = [];
-    for (const d of dirents.slice(0, limit)) {
-      let isDir = d.isDirectory();
-      if (d.isSymbolicLink()) {
-        // a link to a directory is listed as one (a dangling link as a plain entry)
-        isDir = (await stat(join(absolute, d.name)).catch(() => undefined))?.isDirectory() ?? false;
-      }
-      names.push(isDir ? `${d.name}/` : d.name);
-    }
+    const { total, names } = await withOpened(
+      () => openDirectory(absolute, { ctx, shown }),
+      shown,
+      async (dir) => {
+        // read in batches (readdir would build every entry of a 300,000-name directory in one go)
+        const dirents: { name: string; isDirectory(): boolean; isSymbolicLink(): boolean }[] = [];
+        for await (const d of await opendir(dir.path, { bufferSize: 256 })) dirents.push(d);
+        // case-insensitive first so "README" sits next to "readme.txt", code points to break ties
+        const sorted = await sortInSlices(dirents, (a, b) => {
+          const la = a.name.toLowerCase();
+          const lb = b.name.toLowerCase();
+          if (la !== lb) return la < lb ? -1 : 1;
+          return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+        });
+        const names: string[] = [];
+        for (const d of sorted.slice(0, limit)) {
+          let isDir = d.isDirectory();
+          if (d.isSymbolicLink()) {
+            // a link to a directory is listed as one (a dangling link as a plain entry)
+            isDir = (await stat(`${dir.path}/${d.name}`).catch(() => undefined))?.isDirectory() ?? false;
+          }
+          names.push(isDir ? `${d.name}/` : d.name);
+        }
+        return { total: dirents.length, names };
+      },
+    );
     if (total === 0) return { content: [{ type: "text", text: `(${shown} is empty)` }], details: { entries: 0 } };
 
     const t = truncateHead(names.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes: MAX_BYTES });

@@ -12,6 +12,10 @@
 // `~` and `~/...` mean the user's home directory (models write them expecting a shell's meaning);
 // the result is then confined like any other path, so without allowOutsideCwd they are refused
 // with a clear message instead of silently creating a directory named "~" in the cwd.
+//
+// This check runs on paths, before anything is opened, so its answer can be stale by the time a
+// tool opens the file (another session's bash can swap a symlink in between). It is the first
+// line, for clear messages; confined-fs.ts checks what was actually opened against the same rules.
 import { lstat, readlink, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -26,30 +30,54 @@ export interface ResolvedPath {
 
 export type PathAccess = "read" | "write";
 
-type PathPolicy = Pick<ToolContext, "cwd" | "allowOutsideCwd" | "deniedPaths" | "readOnlyPaths">;
+export type PathPolicy = Pick<ToolContext, "cwd" | "allowOutsideCwd" | "deniedPaths" | "readOnlyPaths" | "tempDir">;
 
 /** Resolves `input` against ctx.cwd and enforces confinement; throws ToolError on an escape. */
 export async function resolvePath(input: string, ctx: PathPolicy, access: PathAccess = "read"): Promise<ResolvedPath> {
   if (input.includes("\0")) throw new ToolError(`Invalid path ${JSON.stringify(input)}: contains a NUL character`);
   const absolute = resolve(ctx.cwd, expandHome(input));
   const real = await realpathLoose(absolute);
+  const refused = refusal(real, await policyRoots(ctx), ctx, access, { shown: input, absolute });
+  if (refused !== undefined) throw new ToolError(refused);
+  return { absolute, real };
+}
+
+/** The real locations the rules compare against, resolved once per check. */
+export interface PolicyRoots {
+  realCwd: string;
+  /** the real spill directory (ctx.tempDir), when set and present: readable, never writable */
+  realTemp?: string;
+}
+
+export async function policyRoots(ctx: PathPolicy): Promise<PolicyRoots> {
   const realCwd = await realpathLoose(resolve(ctx.cwd));
-  const denied = deniedRoot(real, realCwd, ctx.deniedPaths);
-  if (denied !== undefined) throw new ToolError(`Path ${JSON.stringify(input)} is inside pith's own folder (${denied}); tools may not touch it.`);
+  const realTemp = ctx.tempDir === undefined ? undefined : await realpath(ctx.tempDir).catch(() => undefined);
+  return { realCwd, realTemp };
+}
+
+/**
+ * Why a tool may not touch the real path `real`, as a message for the model; undefined when it
+ * may. The one statement of the rules, for the path check before opening (resolvePath) and for
+ * the check of what was actually opened (confined-fs.ts).
+ */
+export function refusal(real: string, roots: PolicyRoots, ctx: PathPolicy, access: PathAccess, name: { shown: string; absolute?: string }): string | undefined {
+  const quoted = JSON.stringify(name.shown);
+  // full outputs of truncated results are kept here for the model to read back
+  if (access === "read" && roots.realTemp !== undefined && isInside(roots.realTemp, real)) return undefined;
+  const denied = deniedRoot(real, roots.realCwd, ctx.deniedPaths);
+  if (denied !== undefined) return `Path ${quoted} is inside pith's own folder (${denied}); tools may not touch it.`;
   if (access === "write") {
     const readOnly = ctx.readOnlyPaths?.find((p) => isInside(p, real));
-    if (readOnly !== undefined) throw new ToolError(`Path ${JSON.stringify(input)} is inside ${readOnly}, which holds pith's settings for this project; tools may not write there.`);
+    if (readOnly !== undefined) return `Path ${quoted} is inside ${readOnly}, which holds pith's settings for this project; tools may not write there.`;
   }
-  if (!ctx.allowOutsideCwd) {
-    if (!isInside(realCwd, real)) {
-      throw new ToolError(
-        `Path ${JSON.stringify(input)} is outside the working directory (${ctx.cwd})` +
-          (real !== absolute ? ` (it resolves to ${real})` : "") +
-          `; only paths inside it are allowed.`,
-      );
-    }
+  if (!ctx.allowOutsideCwd && !isInside(roots.realCwd, real)) {
+    return (
+      `Path ${quoted} is outside the working directory (${ctx.cwd})` +
+      (real !== name.absolute ? ` (it resolves to ${real})` : "") +
+      `; only paths inside it are allowed.`
+    );
   }
-  return { absolute, real };
+  return undefined;
 }
 
 /**

@@ -1,8 +1,9 @@
 // read: a text file with line numbers (like `cat -n`), a window of it at a time; or an image,
 // handed to the model as an image block. Line numbers let the model cite and page precisely;
 // the window keeps one read from flooding the context.
-import { open, readFile, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { openExisting, withOpened, type Opened } from "./confined-fs.js";
 import { fsError, throwIfAborted } from "./errors.js";
 import { scanLines } from "./lines.js";
 import { resolvePath } from "./paths.js";
@@ -42,35 +43,33 @@ async function runRead(params: ReadParams, ctx: ToolContext): Promise<ToolOutput
   throwIfAborted(ctx.signal);
   const shown = params.path;
   const { absolute } = await resolvePath(shown, ctx);
-  const info = await stat(absolute).catch((err) => {
-    throw fsError(err, shown);
-  });
-  if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file; use ls to list it`);
-  if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
-
-  const mimeType = await sniffImage(absolute, shown);
-  if (mimeType) return readImage(absolute, shown, mimeType, info.size);
-  return readText(absolute, shown, params, ctx.signal);
+  // what is read is what was checked: the same descriptor (see confined-fs.ts)
+  return withOpened(
+    () => openExisting(absolute, { ctx, shown }),
+    shown,
+    async (file: Opened) => {
+      const info = file.stats;
+      if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file; use ls to list it`);
+      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
+      const mimeType = await sniffImage(file.handle, shown);
+      if (mimeType) return readImage(file.handle, shown, mimeType, info.size);
+      return readText(file.handle, shown, params, ctx.signal);
+    },
+  );
 }
 
 /**
  * The image type from the file's first bytes. The extension is not trusted: the API rejects an
  * image whose bytes do not match its declared type, and a text file named x.png is still text.
  */
-async function sniffImage(absolute: string, shown: string): Promise<string | undefined> {
+async function sniffImage(handle: FileHandle, shown: string): Promise<string | undefined> {
   const head = Buffer.alloc(12);
-  let n: number;
   try {
-    const handle = await open(absolute, "r");
-    try {
-      n = (await handle.read(head, 0, 12, 0)).bytesRead;
-    } finally {
-      await handle.close();
-    }
+    const { bytesRead } = await handle.read(head, 0, 12, 0);
+    return imageMimeType(head.subarray(0, bytesRead));
   } catch (err) {
     throw fsError(err, shown);
   }
-  return imageMimeType(head.subarray(0, n));
 }
 
 export function imageMimeType(b: Uint8Array): string | undefined {
@@ -82,14 +81,14 @@ export function imageMimeType(b: Uint8Array): string | undefined {
   return undefined;
 }
 
-async function readImage(absolute: string, shown: string, mimeType: string, size: number): Promise<ToolOutput> {
+async function readImage(handle: FileHandle, shown: string, mimeType: string, size: number): Promise<ToolOutput> {
   if (size > MAX_IMAGE_BYTES) {
     throw new ToolError(
       `${shown} is a ${formatSize(size)} image; images over ${formatSize(MAX_IMAGE_BYTES)} cannot be sent. ` +
         `Shrink it first with bash if a tool is available (e.g. ImageMagick's convert).`,
     );
   }
-  const data = await readFile(absolute).catch((err) => {
+  const data = await handle.readFile().catch((err) => {
     throw fsError(err, shown);
   });
   return {
@@ -101,7 +100,7 @@ async function readImage(absolute: string, shown: string, mimeType: string, size
   };
 }
 
-async function readText(absolute: string, shown: string, params: ReadParams, signal: AbortSignal): Promise<ToolOutput> {
+async function readText(handle: FileHandle, shown: string, params: ReadParams, signal: AbortSignal): Promise<ToolOutput> {
   const start = params.offset ?? 1;
   const maxLines = params.limit ?? MAX_LINES;
   const out: string[] = [];
@@ -110,8 +109,8 @@ async function readText(absolute: string, shown: string, params: ReadParams, sig
   let partialLine: { number: number; bytes: number; shownBytes: number } | undefined;
 
   const scan = await scanLines(
-    absolute,
-    (line, n) => {
+    handle,
+    (line, n, cutFrom) => {
       if (n < start) return;
       if (out.length >= maxLines) return "count";
       const formatted = `${String(n).padStart(6)}\t${line}`;
@@ -123,14 +122,15 @@ async function readText(absolute: string, shown: string, params: ReadParams, sig
           const piece = sliceUtf8Head(formatted, MAX_BYTES);
           out.push(piece);
           const prefixBytes = formatted.length - line.length; // the number and tab are ASCII
-          partialLine = { number: n, bytes: Buffer.byteLength(line, "utf8"), shownBytes: Buffer.byteLength(piece, "utf8") - prefixBytes };
+          partialLine = { number: n, bytes: cutFrom ?? Buffer.byteLength(line, "utf8"), shownBytes: Buffer.byteLength(piece, "utf8") - prefixBytes };
         }
         return "count";
       }
       out.push(formatted);
       bytes += add;
     },
-    signal,
+    // a line is never kept past what one result can show (a longer one is cut as it is read)
+    { signal, maxLineBytes: MAX_BYTES },
   ).catch((err) => {
     throw fsError(err, shown);
   });

@@ -1,8 +1,8 @@
-// write: create or replace a whole file, making missing parent directories on the way.
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+// write: create or replace a whole file, making missing parent directories on the way. The file
+// (and each directory made) is opened and checked before anything is written: see confined-fs.ts.
 import { z } from "zod";
-import { fsError, throwIfAborted } from "./errors.js";
+import { openForReplace, replaceContent, withOpened } from "./confined-fs.js";
+import { throwIfAborted } from "./errors.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool } from "./types.js";
 
@@ -23,18 +23,22 @@ export const writeTool: Tool<WriteParams> = {
     throwIfAborted(ctx.signal);
     const shown = params.path;
     const { absolute } = await resolvePath(shown, ctx, "write");
-    const existing = await stat(absolute).catch(() => undefined);
-    if (existing?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path`);
-    try {
-      await mkdir(dirname(absolute), { recursive: true });
-      await writeFile(absolute, params.content, "utf8");
-    } catch (err) {
-      throw fsError(err, shown);
-    }
-    const bytes = Buffer.byteLength(params.content, "utf8");
+    const data = Buffer.from(params.content, "utf8");
+    const created = await withOpened(
+      () =>
+        openForReplace(absolute, { ctx, shown }).catch((err: NodeJS.ErrnoException) => {
+          throw err.code === "EISDIR" ? new ToolError(`${shown} is a directory; give a file path`) : err;
+        }),
+      shown,
+      async (file) => {
+        if (!file.stats.isFile()) throw new ToolError(`${shown} is not a regular file; write only replaces files`);
+        await replaceContent(file, data);
+        return file.created;
+      },
+    );
     return {
-      content: [{ type: "text", text: `${existing ? "Overwrote" : "Created"} ${shown} (${bytes} bytes written)` }],
-      details: { bytes, created: !existing },
+      content: [{ type: "text", text: `${created ? "Created" : "Overwrote"} ${shown} (${data.length} bytes written)` }],
+      details: { bytes: data.length, created },
     };
   },
 };
