@@ -166,7 +166,7 @@ test("an unknown extra key is rejected and named (typos surface)", () => {
 
 test("ids are non-empty strings: empty or wrong-typed ids are -32602; a session id is 1 to 128 of A-Z a-z 0-9 _ -", () => {
   const e = bad("getState", { sessionId: "" });
-  assert.match(e.message, /sessionId: Too small/);
+  assert.match(e.message, /sessionId: a session id is 1 to 128 of A-Z a-z 0-9 _ -/);
   assert.ok(e.data.properties?.sessionId);
   bad("getState", { sessionId: 7 });
   bad("forkSession", { sessionId: "s1", entryId: "" });
