@@ -3,7 +3,13 @@
 // JSON lines (`--json`) and stopped as soon as enough is collected, on abort or at the time limit.
 // Flags keep the tool's meaning: hidden files searched, .git and node_modules skipped, binary
 // files skipped, symlinks not followed, ignore files not read, results in path order.
+//
+// ripgrep opens the directories below the root by path, on its own: a link swapped in a
+// subdirectory while it walks is beyond the daemon's descriptor checks. So in a sandboxed session
+// it runs inside the sandbox (read-only, no network), where pith's home is an empty folder and
+// nothing is writable: a race can at worst show it what the model's bash could read anyway.
 import { findOnPath } from "./find-on-path.js";
+import { BWRAP, bwrapArgs, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { GrepCollector, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { killProcessGroup } from "./process-group.js";
@@ -60,6 +66,12 @@ export interface RipgrepRun {
   env?: NodeJS.ProcessEnv;
   signal: AbortSignal;
   timeLimitMs: number;
+  /**
+   * Run inside the sandbox with these mounts (mounts.chdir: the checked root directory's real
+   * path). A file is then given to rg as its checked descriptor, passed as fd 3 (`fileFd`).
+   */
+  sandbox?: { policy: SandboxPolicy; mounts: SandboxMounts };
+  fileFd?: number;
 }
 
 /** Searches with ripgrep; resolves with what was collected (rejects RipgrepPatternError for a pattern it cannot read). */
@@ -73,8 +85,16 @@ export function searchRipgrep(run: RipgrepRun): Promise<GrepCollected & { aborte
   if (req.context > 0) args.push("-C", String(req.context));
   args.push("-e", req.pattern);
   // a file is named as the model wrote it; in a directory, paths are relative to it (no path argument)
-  if (run.isFile) args.push("--", run.rootFile ?? req.root);
-  const child = spawnTracked(run.rg, args, { cwd: run.isFile ? undefined : (run.rootDir ?? req.root), env: run.env });
+  const sandboxedFile = run.sandbox !== undefined && run.isFile && run.fileFd !== undefined;
+  if (run.isFile) args.push("--", sandboxedFile ? "/dev/fd/3" : (run.rootFile ?? req.root));
+  const cwd = run.isFile ? undefined : (run.rootDir ?? req.root);
+  const child = run.sandbox
+    ? spawnTracked(BWRAP, bwrapArgs({ ...run.sandbox.policy, mode: "readonly", network: "off" }, run.sandbox.mounts, [run.rg, ...args]), {
+        cwd,
+        env: run.env,
+        ...(sandboxedFile ? { passFd: run.fileFd } : {}),
+      })
+    : spawnTracked(run.rg, args, { cwd, env: run.env });
   const out = new GrepCollector(req.limit);
 
   return new Promise((resolve, reject) => {

@@ -15,6 +15,7 @@ import { grepResult, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
 import { deniedInside, resolvePath } from "./paths.js";
+import { runtimeMounts, sandboxAvailable, type SandboxMounts } from "./sandbox.js";
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -85,7 +86,9 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
     policy: { cwd: ctx.cwd, allowOutsideCwd: ctx.allowOutsideCwd, deniedPaths: ctx.deniedPaths, readOnlyPaths: ctx.readOnlyPaths, tempDir: ctx.tempDir },
   };
   const engine = options.engine ?? ((process.env.PITH_GREP_ENGINE as GrepEngine | undefined) || "auto");
-  const rg = engine === "js" ? null : findRipgrep();
+  // a sandboxed session whose sandbox cannot run here: the JavaScript engine, which opens
+  // everything itself through checked descriptors, rather than ripgrep outside the wall
+  const rg = engine === "js" || (ctx.sandbox && !sandboxAvailable().ok) ? null : findRipgrep();
   let collected: (GrepCollected & { aborted?: boolean }) | undefined;
   if (rg) {
     // ripgrep opens files itself: it starts from what was opened and checked here (see RipgrepRun)
@@ -101,6 +104,7 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
         env: ctx.env,
         signal: ctx.signal,
         timeLimitMs,
+        ...(ctx.sandbox && byDescriptor ? { sandbox: { policy: ctx.sandbox, mounts: ripgrepMounts(ctx, root.real, info.isDirectory()) }, fileFd: root.handle.fd } : {}),
       });
     } catch (err) {
       // a pattern only JavaScript reads goes to the JavaScript engine; other failures are real
@@ -112,6 +116,21 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
   collected ??= await searchInWorker(req, ctx.signal, timeLimitMs);
   if (collected.aborted || ctx.signal.aborted) throw abortedError();
   return grepResult(collected, limit, timeLimitMs);
+}
+
+/**
+ * What sandboxed ripgrep sees: the session's view (pith's home and the runtime dirs hidden, the
+ * project's .pith read-only) plus the checked root, read-only, so a root under the host's /tmp
+ * (the session's spill dir) is not covered by the sandbox's private /tmp. It starts in the root.
+ */
+function ripgrepMounts(ctx: ToolContext, rootReal: string, isDirectory: boolean): SandboxMounts {
+  const runtime = runtimeMounts();
+  return {
+    cwd: ctx.cwd,
+    ...(isDirectory ? { chdir: rootReal } : {}),
+    hidden: [...(ctx.deniedPaths ?? []), ...runtime.hidden],
+    readOnly: [...(ctx.readOnlyPaths ?? []), ...runtime.readOnly, ...(isDirectory ? [rootReal] : [])],
+  };
 }
 
 /**

@@ -111,6 +111,8 @@ const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"
 export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detached"> {
   /** more pipes after stdin, stdout and stderr (fds 3, 4, ...: the sandbox's handshake) */
   extraStdio?: number;
+  /** an open descriptor the command gets as fd 3 (instead of extraStdio's pipes): a checked file */
+  passFd?: number;
   /** runs with the gate's pid before the gate opens (e.g. to put it in a cgroup) */
   beforeStart?: (pid: number) => void;
 }
@@ -123,9 +125,10 @@ export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detac
  * closed unopened and the error is thrown.
  */
 export function spawnTracked(file: string, args: readonly string[], options: TrackedSpawnOptions): ChildProcessWithoutNullStreams {
-  const { extraStdio = 0, beforeStart, ...spawnOptions } = options;
+  const { extraStdio = 0, passFd, beforeStart, ...spawnOptions } = options;
   const [gate, ...gateArgs] = GATE;
-  const stdio = ["pipe", "pipe", "pipe", ...Array<"pipe">(extraStdio).fill("pipe")] as const;
+  const extra: ("pipe" | number)[] = passFd !== undefined ? [passFd] : Array<"pipe">(extraStdio).fill("pipe");
+  const stdio = ["pipe", "pipe", "pipe", ...extra] as const;
   const child = spawn(gate, [...gateArgs, file, ...args], { ...spawnOptions, detached: true, stdio: [...stdio] }) as ChildProcessWithoutNullStreams;
   child.stdin.on("error", () => undefined); // a command that failed to start
   if (child.pid !== undefined) reaper.track(child.pid);

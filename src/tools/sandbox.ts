@@ -68,6 +68,8 @@ export interface SandboxFds {
 /** What a sandboxed command sees of the file system besides the read-only root. */
 export interface SandboxMounts {
   cwd: string;
+  /** where the command starts (default: cwd) */
+  chdir?: string;
   /** hidden behind an empty tmpfs (pith's home) */
   hidden: readonly string[];
   /** read-only even inside a writable root (the project's .pith) */
@@ -131,7 +133,7 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
     ...(fds.info !== undefined ? ["--info-fd", String(fds.info)] : []),
     ...(fds.block !== undefined ? ["--block-fd", String(fds.block)] : []),
     ...ops.flatMap((o) => o.args),
-    "--chdir", mounts.cwd,
+    "--chdir", mounts.chdir ?? mounts.cwd,
     "--",
     ...command,
   ];
