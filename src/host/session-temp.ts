@@ -8,6 +8,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pidAlive } from "../session/pid-alive.js";
 
 const NAME = /^pith-(\d+)-[0-9a-f]{8,32}-/;
 
@@ -41,15 +42,6 @@ export async function removeSessionTempDirsOf(sessionId: string): Promise<void> 
   for (const name of names) await removeSessionTempDir(join(tmpdir(), name));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Removes this user's session directories left by daemons that are no longer running. */
 export function removeStaleSessionTempDirs(): void {
   let names: string[];
@@ -61,7 +53,7 @@ export function removeStaleSessionTempDirs(): void {
   const uid = process.getuid?.();
   for (const name of names) {
     const m = NAME.exec(name);
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
     const dir = join(tmpdir(), name);
     try {
       const st = lstatSync(dir);

@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { PRIVATE_FILE } from "./atomic-write.js";
 import { SessionError } from "./errors.js";
+import { pidAlive } from "./pid-alive.js";
 
 interface LockOwner {
   pid: number;
@@ -14,15 +15,6 @@ interface LockOwner {
 }
 
 const heldHere = new Map<string, string>(); // lock path -> nonce, for locks this process holds
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function readOwner(lockPath: string): LockOwner | null {
   try {
@@ -51,7 +43,7 @@ function ownerIsLive(owner: LockOwner | null): owner is LockOwner {
   if (!owner) return false;
   if (owner.host !== hostname()) return true; // cannot check another machine's processes: assume alive
   if (owner.pid === process.pid) return [...heldHere.values()].includes(owner.nonce);
-  return isAlive(owner.pid);
+  return pidAlive(owner.pid);
 }
 
 function tryUnlink(path: string): void {
@@ -78,7 +70,7 @@ function removeLeftovers(lockPath: string): void {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(/^(?:stale-)?(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) tryUnlink(join(dir, name));
+    if (Number.isInteger(pid) && pid !== process.pid && !pidAlive(pid)) tryUnlink(join(dir, name));
   }
 }
 
@@ -100,7 +92,7 @@ function removeStale(lockPath: string, stale: LockOwner | null, mine: string): v
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     const holder = readOwner(takeover);
-    if (holder && holder.pid !== process.pid && isAlive(holder.pid)) sleepSync(5);
+    if (holder && holder.pid !== process.pid && pidAlive(holder.pid)) sleepSync(5);
     else tryUnlink(takeover); // its holder died mid-takeover (held for microseconds: rare)
     return;
   }

@@ -3,6 +3,7 @@
 // reading an event counter, removing the cgroups of daemons that are gone).
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
+import { pidAlive } from "../session/pid-alive.js";
 
 export type LimitHit = "processes" | "memory";
 
@@ -43,15 +44,6 @@ export function counter(file: string, key: string): number {
     return m ? Number(m[1]) : 0;
   } catch {
     return 0;
-  }
-}
-
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
