@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { test } from "node:test";
 import { SessionFile } from "../../src/session/index.js";
 import { encodeCwd, MAX_NAME_BYTES } from "../../src/session/paths.js";
+import { installFor } from "../support/as-user.js";
 import { BIN, daemonEnv, FLOW_SETTINGS, peerOverChild, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { rng } from "../support/random.js";
 import { tempDir } from "../support/tmp.js";
@@ -104,9 +105,16 @@ test("encodeCwd: Pi's layout where it fits; otherwise at most 255 bytes of UTF-8
 const asRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
 
-/** bin/pith --mode rpc as another user when this is root (root reads everything), else as this user. */
+/**
+ * bin/pith --mode rpc as another user when this is root (root reads everything), else as this
+ * user. The other user may not reach a checkout in a private directory (CI's): installFor then
+ * gives it a copy it can run.
+ */
 function startRpcAs(t: Parameters<typeof tempDir>[0], opts: { home: string; cwd: string; uid?: number }) {
-  const proc = spawn(BIN, ["--mode", "rpc"], { cwd: opts.cwd, env: daemonEnv({ home: opts.home }), stdio: ["pipe", "pipe", "pipe"], ...(opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : {}) });
+  const as = opts.uid !== undefined ? { uid: opts.uid, gid: opts.uid } : undefined;
+  const install = as ? installFor(t, { name: "nobody", ...as, spawnAs: as }) : { bin: BIN, nodeDir: undefined };
+  const env = daemonEnv({ home: opts.home, env: install.nodeDir ? { PATH: `${install.nodeDir}:${process.env.PATH ?? ""}` } : {} });
+  const proc = spawn(install.bin, ["--mode", "rpc"], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"], ...(as ?? {}) });
   let stderr = "";
   proc.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
   proc.stdin!.on("error", () => {});
