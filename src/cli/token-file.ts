@@ -9,7 +9,7 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { generateToken, validToken, writeTokenFile } from "../rpc/auth.js";
+import { checkTokenStrength, generateToken, writeTokenFile } from "../rpc/auth.js";
 
 export interface TokenFile {
   token: string;
@@ -21,7 +21,7 @@ export interface TokenFile {
 /** A token file that holds no valid token: said, never silently replaced (rotate does that). */
 export class BadTokenFile extends Error {
   constructor(readonly path: string) {
-    super(`${path} does not hold a token (A-Z a-z 0-9 _ -): run \`pith token --rotate\` to make a new one`);
+    super(`${path} does not hold a token (at least 16 of A-Z a-z 0-9 _ -): run \`pith token --rotate\` to make a new one`);
     this.name = "BadTokenFile";
   }
 }
@@ -40,7 +40,7 @@ function readExisting(path: string): string | undefined {
     throw err;
   }
   const token = text.trim();
-  if (!validToken(token)) throw new BadTokenFile(path);
+  if (checkTokenStrength(token, path) !== undefined) throw new BadTokenFile(path);
   // a file copied in with looser permissions is made private again
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   return token;

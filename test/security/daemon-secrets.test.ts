@@ -93,6 +93,18 @@ test("two daemons started at once with no token file agree on one token", async 
   await Promise.all([stop(a), stop(b)]);
 });
 
+test("a token file holding a short or malformed token stops the start (exit 2) and is left as it is", async (t) => {
+  checkDist(t);
+  for (const bad of ["short", "has spaces in it but is long enough"]) {
+    const home = tempDir(t);
+    writeFileSync(join(home, "token"), bad, { mode: 0o600 });
+    const r = await runPith(["serve", "--port", "0"], { home, cwd: home, timeoutMs: 15_000 });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /does not hold a token \(at least 16 of A-Z a-z 0-9 _ -\): run `pith token --rotate`/);
+    assert.equal(readFileSync(join(home, "token"), "utf8"), bad, "never replaced silently");
+  }
+});
+
 test("a token given to a daemon (--token-file, --token, PITH_TOKEN) leaves the token file alone; --token-file keeps it out of /proc/<pid>/cmdline; --token warns", async (t) => {
   checkDist(t);
   const home = tempDir(t);
