@@ -85,8 +85,9 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         agentInfo: AGENT_INFO,
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { image: true, embeddedContext: true, audio: false },
-          mcpCapabilities: { http: false, sse: false },
+          // what pith lacks is left out, not sent as false: some clients (Emacs acp.el) read a false
+          // member as present. No audio; MCP servers over stdio only, so no mcpCapabilities at all.
+          promptCapabilities: { image: true, embeddedContext: true },
           sessionCapabilities: { list: {}, close: {}, delete: {}, resume: {} },
         },
         authMethods: [],

@@ -4,6 +4,7 @@
 // files synced, locks released), within a few seconds even if something hangs.
 import * as acp from "@agentclientprotocol/sdk";
 import { Writable } from "node:stream";
+import { format } from "node:util";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
 import type { Settings } from "../host/settings.js";
@@ -23,6 +24,7 @@ export interface AcpModeOptions {
 
 export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   const { log } = opts;
+  routeConsole(log);
   const host = await hostOrExit(log, 0, opts.flags, opts.store);
   if (!host) return 1;
   // stdin through a bounded line reader (acp-stdin.ts): an oversize message is answered, not fatal.
@@ -55,4 +57,21 @@ export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
   await connection.closed.catch(() => undefined);
   return shutdown("stdin closed");
+}
+
+/** What the SDK says with console.error for a peer's mistakes, not ours: debug, not an error. */
+const PEER_NOISE = /^(Got response to unknown request|Invalid message)\b/;
+
+/**
+ * The SDK reports through console.error / console.warn (a response to a request it no longer
+ * waits for, an invalid message, ...), which an editor shows as errors: into the logger instead,
+ * the peer's mistakes at debug, the rest at their own level. (stdout stays ACP only either way.)
+ */
+function routeConsole(log: Logger): void {
+  console.error = (...args: unknown[]) => {
+    const text = format(...args);
+    if (PEER_NOISE.test(text)) log.debug(text);
+    else log.error(text);
+  };
+  console.warn = (...args: unknown[]) => log.warn(format(...args));
 }

@@ -2,7 +2,7 @@
 // session store. Each command takes its own flags (args.ts); a usage error exits 2.
 import { delimiter } from "node:path";
 import type { Settings } from "../host/settings.js";
-import { createLogger, type Logger } from "../log/logger.js";
+import { createAcpLogger, createLogger, type Logger } from "../log/logger.js";
 import { checkTokenStrength } from "../rpc/auth.js";
 import { SessionError, SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
 import { runAcpMode } from "./acp-mode.js";
@@ -103,7 +103,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (parsed.kind === "error") return usageError(parsed.message);
   const { command, args, str, has } = parsed;
-  const log = createLogger(str("--log-level"));
+  // acp: an editor shows all of stderr to the user; quiet unless a level is asked for (logger.ts)
+  const log = command === "acp" ? createAcpLogger(str("--log-level")) : createLogger(str("--log-level"));
   const json = has("--json");
   // flags are checked per command already: the ones a command does not take are absent here
   const trusted = settingsFlags(str, has);

@@ -45,8 +45,18 @@ test("initialize advertises what pith does; session/new needs an absolute cwd; t
   const init = await a.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
   assert.equal(init.protocolVersion, 1);
   assert.equal(init.agentCapabilities?.loadSession, true);
-  assert.deepEqual(init.agentCapabilities?.promptCapabilities, { image: true, embeddedContext: true, audio: false });
-  assert.deepEqual(init.agentCapabilities?.mcpCapabilities, { http: false, sse: false });
+  assert.equal(init.agentCapabilities?.promptCapabilities?.image, true);
+  assert.equal(init.agentCapabilities?.promptCapabilities?.embeddedContext, true);
+  // as sent (the SDK's client fills in false for what is missing): what pith lacks is left out,
+  // not sent as false, which Emacs acp.el reads as present
+  const sent = a.stdoutLines.map((l) => JSON.parse(l) as { result?: { agentCapabilities?: Record<string, unknown> } }).filter((m) => m.result?.agentCapabilities);
+  assert.equal(sent.length, 2, "both initialize responses");
+  for (const m of sent) {
+    const caps = m.result!.agentCapabilities!;
+    assert.deepEqual(caps.promptCapabilities, { image: true, embeddedContext: true }, "no audio key");
+    const mcp = (caps.mcpCapabilities ?? {}) as Record<string, unknown>;
+    assert.deepEqual(Object.entries(mcp).filter(([, v]) => v === false), [], "no false mcp capability");
+  }
   for (const k of ["list", "close", "delete", "resume"] as const) assert.ok(init.agentCapabilities?.sessionCapabilities?.[k], k);
 
   await assert.rejects(a.request(acp.methods.agent.session.new, { cwd: "relative/dir", mcpServers: [] }), (err: acp.RequestError) => err.code === -32602);
