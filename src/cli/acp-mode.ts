@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { format } from "node:util";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
+import { initializeInOrder } from "../acp/initialize-order.js";
 import type { Settings } from "../host/settings.js";
 import { hostOrExit } from "./daemon.js";
 import { boundedAcpInput, SDK_MAX_MESSAGE_BYTES } from "./acp-stdin.js";
@@ -31,7 +32,8 @@ export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   // Its answer is one whole line on process.stdout, where the SDK also writes whole lines.
   const input = boundedAcpInput(process.stdin, { log, answer: (line) => process.stdout.write(`${line}\n`) });
   const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input, { maxMessageBytes: SDK_MAX_MESSAGE_BYTES });
-  const connection = acpAgent(host, log).connect(stream);
+  // requests pipelined behind initialize wait for its answer instead of being refused
+  const connection = acpAgent(host, log).connect(initializeInOrder(stream));
   let stopping: Promise<number> | undefined;
   const shutdown = (why: string): Promise<number> =>
     (stopping ??= (async () => {
