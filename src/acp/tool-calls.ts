@@ -151,10 +151,39 @@ export function toolCallInfo(name: string, args: unknown, cwd: string): ToolCall
   return { title: toolTitle(name, args, cwd), kind: toolKind(name), locations: toolLocations(name, args, cwd), content: proposedDiffs(name, args, cwd) };
 }
 
-/** The `tool_call` update announcing a call (rawInput: the arguments as the model gave them). */
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** An edit replacement with its texts (carried by the diff) replaced by their sizes in bytes. */
+function withoutEditTexts(e: Args): Args {
+  if (typeof e.oldText !== "string" || typeof e.newText !== "string") return e;
+  const { oldText, newText, ...rest } = e;
+  return { ...rest, oldTextBytes: utf8Bytes(oldText), newTextBytes: utf8Bytes(newText) };
+}
+
+/**
+ * The arguments as a tool_call's rawInput shows them. A write's content and an edit's texts go
+ * once, in the diff: here they are replaced by their sizes in bytes (`contentBytes`,
+ * `oldTextBytes`, `newTextBytes`), so a 39 KB write is not one 80 KB line that a client's line
+ * reader (64 KiB in several SDKs) cannot take. Texts no diff carries (no path) stay as given.
+ */
+export function shownInput(name: string, rawArgs: unknown, cwd: string): unknown {
+  if (name !== "write" && name !== "edit") return rawArgs;
+  if (proposedDiffs(name, rawArgs, cwd).length === 0) return rawArgs;
+  const args = argsOf(rawArgs);
+  if (name === "write") {
+    const { content, ...rest } = args;
+    return typeof content === "string" ? { ...rest, contentBytes: utf8Bytes(content) } : args;
+  }
+  const shown = withoutEditTexts(args);
+  return Array.isArray(args.edits) ? { ...shown, edits: args.edits.map((e) => (e && typeof e === "object" && !Array.isArray(e) ? withoutEditTexts(e as Args) : e)) } : shown;
+}
+
+/** The `tool_call` update announcing a call (rawInput: the arguments as the model gave them, less the texts its diff carries). */
 export function toolCallStart(toolCallId: string, name: string, args: unknown, cwd: string, status: ToolCallStatus = "pending"): UpdateOf<"tool_call"> {
   const info = toolCallInfo(name, args, cwd);
-  const update: UpdateOf<"tool_call"> = { sessionUpdate: "tool_call", toolCallId, title: info.title, kind: info.kind, status, rawInput: args ?? {} };
+  const update: UpdateOf<"tool_call"> = { sessionUpdate: "tool_call", toolCallId, title: info.title, kind: info.kind, status, rawInput: shownInput(name, args, cwd) ?? {} };
   if (name.length > 0) update.name = name;
   if (info.locations.length > 0) update.locations = info.locations;
   if (info.content.length > 0) update.content = info.content;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import { test } from "node:test";
-import { toolCallInfo, toolCallStart, toolKind, toolLocations, toolStatusUpdate, toolTitle } from "../../src/acp/tool-calls.js";
+import { shownInput, toolCallInfo, toolCallStart, toolKind, toolLocations, toolStatusUpdate, toolTitle } from "../../src/acp/tool-calls.js";
 import { toolProgressUpdate, toolResultUpdate } from "../../src/acp/tool-results.js";
 import { assertValidUpdate, updateProblem } from "../support/acp-schema.js";
 
@@ -72,7 +72,7 @@ test("the tool_call carries kind, title, locations, raw input, and for write / e
     title: "Edit src/a.ts",
     kind: "edit",
     status: "pending",
-    rawInput: args,
+    rawInput: { path: "src/a.ts", oldTextBytes: 12, newTextBytes: 12 },
     name: "edit",
     locations: [{ path: `${cwd}/src/a.ts` }],
     content: [{ type: "diff", path: `${cwd}/src/a.ts`, oldText: "const a = 1;", newText: "const a = 2;" }],
@@ -84,6 +84,20 @@ test("the tool_call carries kind, title, locations, raw input, and for write / e
   assert.deepEqual(toolCallInfo("read", { path: "a" }, cwd).content, []);
   assertValidUpdate(toolCallStart("c2", "weird", undefined, cwd));
   assertValidUpdate(toolStatusUpdate("c2", "in_progress"));
+});
+
+test("rawInput leaves out the texts the diff carries (their sizes in bytes instead); arguments no diff shows stay whole", () => {
+  assert.deepEqual(shownInput("write", { path: "a.txt", content: "héllo" }, cwd), { path: "a.txt", contentBytes: 6 });
+  assert.deepEqual(toolCallStart("c1", "write", { path: "a.txt", content: "x".repeat(100_000) }, cwd).rawInput, { path: "a.txt", contentBytes: 100_000 });
+  assert.deepEqual(
+    shownInput("edit", { path: "a", edits: [{ oldText: "1", newText: "22" }, { oldText: "3" }, "odd"] }, cwd),
+    { path: "a", edits: [{ oldTextBytes: 1, newTextBytes: 2 }, { oldText: "3" }, "odd"] },
+    "each replacement the diffs show; a malformed one as given",
+  );
+  assert.deepEqual(shownInput("write", { content: "no path" }, cwd), { content: "no path" }, "no diff without a path: nothing left out");
+  assert.deepEqual(shownInput("write", { path: "a", content: 5 }, cwd), { path: "a", content: 5 });
+  assert.deepEqual(shownInput("bash", { command: "ls" }, cwd), { command: "ls" });
+  assert.equal(shownInput("read", undefined, cwd), undefined);
 });
 
 test("results: completed with fenced output, failed with the error, diffs only for changes that went through", () => {
