@@ -9,6 +9,7 @@ import type { LiveSession } from "../host/live-session.js";
 import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/event-buffer.js";
+import { WRITING_TOOLS } from "../host/run-hooks.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
 import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 
@@ -24,8 +25,6 @@ export interface AcpSessionOptions {
   notices: boolean;
 }
 
-/** The tools pith asks about in "ask" mode (live-session's run hooks ask for the same ones). */
-const ASKED_TOOLS = new Set(["write", "edit", "bash"]);
 
 /** How a pith run ended, as ACP says it. */
 export type RunEnd = { stopReason: acp.StopReason } | { error: { message: string; errorClass?: string; status?: number } };
@@ -63,7 +62,7 @@ export class AcpSession {
       cwd: this.live.file.cwd,
       compaction: opts.compaction,
       notices: opts.notices,
-      awaitsPermission: (name) => this.live.permissionMode === "ask" && ASKED_TOOLS.has(name) && !this.allowedAlways.has(name),
+      awaitsPermission: (name) => this.live.permissionMode === "ask" && WRITING_TOOLS.has(name) && !this.allowedAlways.has(name),
     });
     this.listener = (event) => this.onEvent(event);
     this.live.subscribe(this.listener);

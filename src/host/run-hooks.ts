@@ -30,7 +30,11 @@ export interface RunHost {
   recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void;
 }
 
-const WRITING_TOOLS = new Set(["write", "edit", "bash"]);
+/**
+ * The tools that change files or run commands: "readonly" refuses them and "ask" asks before
+ * them; read, ls, grep and find run in every mode. (ACP's tool-call statuses follow the same set.)
+ */
+export const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bash"]);
 
 export function runHooks(host: RunHost): AgentHooks {
   let overflowRetried = false;
@@ -86,7 +90,7 @@ async function backoff(host: RunHost, error: ProviderError, attempt: number, sig
 async function permit(host: RunHost, call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
   const mode = host.permissionMode();
   if (mode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
-  if (mode !== "ask" || host.allowedAlways.has(call.name)) return { allow: true };
+  if (mode !== "ask" || !WRITING_TOOLS.has(call.name) || host.allowedAlways.has(call.name)) return { allow: true };
   const outcome = await host.askPermission({ sessionId: host.sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
   if (outcome === "allowAlways") host.allowedAlways.add(call.name);
   return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };

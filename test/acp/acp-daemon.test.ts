@@ -206,6 +206,29 @@ test("ask mode: writes ask with allow_once / allow_always / reject_once; reject 
   assert.ok(withdrawn, "the pending permission request was cancelled");
 });
 
+test("ask mode: read runs without a question; a write asks, and leaves pending only once allowed (no in_progress before the question)", async (t) => {
+  const { a, cwd } = await acpWith(t);
+  writeFileSync(join(cwd, "notes.md"), "hello notes\n");
+  const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  await a.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: "ask" });
+  const from = a.updates.length;
+  const asked: { id: string; title?: string | null; at: number }[] = [];
+  a.onPermission((req) => (asked.push({ id: req.toolCall.toolCallId, title: req.toolCall.title, at: a.updates.length }), { outcome: { outcome: "selected", optionId: "allow_once" } }));
+  fake.enqueue(toolUseReply("read", { path: "notes.md" }, { id: "toolu_read1" }), toolUseReply("write", { path: "w.txt", content: "w" }, { id: "toolu_write1" }), textReply("read and written"));
+  assert.equal((await a.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: text("read then write") })).stopReason, "end_turn");
+  assert.deepEqual(asked.map((q) => q.id), ["toolu_write1"], "only the write asks");
+  assert.equal(readFileSync(join(cwd, "w.txt"), "utf8"), "w");
+  const statuses = (id: string, upTo?: number) =>
+    a.updates
+      .slice(from, upTo)
+      .map((n) => n.update)
+      .filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id && u.status)
+      .map((u) => (u as { status: string }).status);
+  assert.deepEqual(statuses("toolu_read1"), ["pending", "in_progress", "completed"], "the read runs at once");
+  assert.deepEqual(statuses("toolu_write1", asked[0].at), ["pending"], "nothing but pending before the question");
+  assert.deepEqual(statuses("toolu_write1"), ["pending", "in_progress", "completed"], "in_progress once allowed");
+});
+
 test("config options: model, thought level, auto-compaction (boolean where the client shows booleans); bad values are -32602", async (t) => {
   const { a, cwd } = await acpWith(t, { session: { configOptions: { boolean: {} } } });
   const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });

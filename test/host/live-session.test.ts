@@ -170,6 +170,28 @@ test("permission modes: readonly refuses writes; ask with no client that can ans
   assert.equal(results[1].role === "toolResult" && results[1].isError, false);
 });
 
+test("ask mode asks only before the tools that change things or run commands: read, ls, grep and find run unasked", async (t) => {
+  const calls = [
+    { name: "read", arguments: { path: "notes.md" } },
+    { name: "ls", arguments: {} },
+    { name: "grep", arguments: { pattern: "x" } },
+    { name: "find", arguments: { pattern: "*.md" } },
+    { name: "write", arguments: { path: "x.txt", content: "x" } },
+    { name: "edit", arguments: { path: "notes.md", oldText: "a", newText: "b" } },
+    { name: "bash", arguments: { command: "echo hi" } },
+  ];
+  const { h, cwd } = host(t, { turns: [{ toolCalls: calls }, { text: "ok" }] });
+  const asked: string[] = [];
+  h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
+  const s = await h.create({ cwd });
+  s.permissionMode = "ask";
+  await s.prompt({ text: "look, then change" });
+  await s.idle();
+  assert.deepEqual(asked, ["write", "edit", "bash"]);
+  const results = s.getMessages().messages.filter((m) => m.role === "toolResult");
+  assert.deepEqual(results.map((m) => m.role === "toolResult" && /denied/.test(JSON.stringify(m.content))), [false, false, false, false, true, true, true]);
+});
+
 test("a session is reopened from its file by id; unknown ids are -32010", async (t) => {
   const { h, cwd } = host(t);
   const s = await h.create({ cwd, name: "demo" });
