@@ -296,12 +296,13 @@ test("stdio: the demo run over pipes, compaction inside it, typed errors, permis
   });
   await assert.rejects(client.rpc.prompt({ sessionId, text: "" }), (e: unknown) => e instanceof PithRpcError && e.code === ErrorCodes.InvalidParams);
 
-  // ask mode: the demo's second part reads notes.md, which the daemon asks this client about
+  // ask mode asks before edits and commands only: the demo's second part just reads notes.md,
+  // so this client is asked nothing (questions before writes: test/host, test/store/fleet, test/acp)
   await client.setPermissionMode(sessionId, "ask");
   const ended2 = client.waitFor("agent_end", (p) => p.sessionId === sessionId, 15_000);
   await client.prompt(sessionId, "Check notes.md again.");
   assert.equal((await ended2).stopReason, "stop");
-  assert.deepEqual(asked, ["read"]);
+  assert.deepEqual(asked, []);
   assert.deepEqual(invalid, []);
   assert.ok(events.some((e) => e.name === "tool_execution_end" && e.seq > end.seq));
 
