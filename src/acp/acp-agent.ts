@@ -16,7 +16,7 @@ import { clientFeatures } from "./content.js";
 import { promptFromBlocks, UnsupportedContent } from "./prompt-content.js";
 import { BadCursor, pageOf } from "./session-pages.js";
 import { historyUpdates } from "./replay.js";
-import { configOptions, isPermissionMode, modeState, parseOptionValue } from "./session-options.js";
+import { configOptions, isPermissionMode, modelState, modeState, parseOptionValue, parseSetModel } from "./session-options.js";
 
 const AGENT_INFO = { name: "pith", title: "pith", version: "0.1.0" };
 
@@ -43,7 +43,12 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
     const st = s.live.getState();
     return configOptions({ model: st.model.id, thinkingLevel: st.thinkingLevel ?? "off", autoCompaction: st.autoCompactionEnabled }, host.models(s.live.file.cwd).list(), booleans());
   };
-  const described = (s: AcpSession) => ({ modes: modeState(s.live.permissionMode), configOptions: options(s) });
+  // `models` (the older SessionModelState, outside the SDK's schema) beside configOptions, in step
+  const described = (s: AcpSession) => ({
+    modes: modeState(s.live.permissionMode),
+    configOptions: options(s),
+    models: modelState(s.live.getState().model.id, host.models(s.live.file.cwd).list()),
+  });
   const follow = (live: LiveSession): AcpSession => {
     const existing = sessions.get(live.id);
     if (existing) return existing;
@@ -159,6 +164,26 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
       }
       return { configOptions: options(s) };
     })
+    // session/set_model: what clients that read `models` send (agent-shell, acp.el, the Python SDK);
+    // the SDK's schema no longer has it, so it is registered with its own parser
+    .onRequest<{ sessionId: string; modelId: string }, Record<string, never>>(
+      "session/set_model",
+      (params: unknown) => {
+        const parsed = parseSetModel(params);
+        if ("error" in parsed) throw acp.RequestError.invalidParams(params, parsed.error);
+        return parsed;
+      },
+      ({ params }) => {
+        const s = get(params.sessionId);
+        try {
+          s.live.setModel(params.modelId);
+        } catch (err) {
+          throw acpError(err, params.sessionId);
+        }
+        send(s.id, { sessionUpdate: "config_option_update", configOptions: options(s) });
+        return {};
+      },
+    )
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const s = get(params.sessionId);
       let prompt: ReturnType<typeof promptFromBlocks>;

@@ -58,6 +58,28 @@ export function configOptions(state: OptionsState, models: readonly ModelInfo[],
   ];
 }
 
+/**
+ * The model as the older `models` field shows it (SessionModelState: what agent-shell, acp.el
+ * and the Python SDK read), in step with the "model" config option.
+ */
+export interface ModelState {
+  currentModelId: string;
+  availableModels: { modelId: string; name: string }[];
+}
+
+export function modelState(current: string, models: readonly ModelInfo[]): ModelState {
+  const known = models.some((m) => m.id === current) ? models : [...models, { id: current, name: current } as ModelInfo];
+  return { currentModelId: current, availableModels: known.map((m) => ({ modelId: m.id, name: m.name ?? m.id })) };
+}
+
+/** The params of session/set_model (not in the SDK's schema any more, so parsed here), or why not. */
+export function parseSetModel(params: unknown): { sessionId: string; modelId: string } | { error: string } {
+  const p = (params ?? {}) as { sessionId?: unknown; modelId?: unknown };
+  if (typeof p.sessionId !== "string" || p.sessionId.length === 0) return { error: "sessionId: expected a session id" };
+  if (typeof p.modelId !== "string" || p.modelId.length === 0) return { error: "modelId: expected a model id" };
+  return { sessionId: p.sessionId, modelId: p.modelId };
+}
+
 /** The value of a set_config_option request as the session takes it, or why not. */
 export function parseOptionValue(req: acp.SetSessionConfigOptionRequest): { model: string } | { thinkingLevel: ThinkingLevel } | { autoCompaction: boolean } | { error: string } {
   const value = req.value;
