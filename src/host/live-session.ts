@@ -34,7 +34,7 @@ export interface LiveSessionDeps {
   appendSystemPrompt?: string;
   /** what the tools may touch, their environment, the sandbox (see tool-policy.ts) */
   tools: ToolPolicy & { sandboxMode: SandboxSetting };
-  /** the permission mode the session starts in */
+  /** the permission mode sessions start in (a mode stored in the session may narrow it) */
   permissionMode?: PermissionMode;
   maxTurns?: number;
   /** asks a subscribed client that can answer; resolves "deny" when none can */
@@ -59,12 +59,10 @@ export class LiveSession {
   private readonly compaction: SessionCompaction;
   /** the system prompt and tool definitions in tokens: sent with every request */
   private overheadTokens = 0;
-  permissionMode: PermissionMode;
+  private readonly settings: SessionSettings; // in the file: setting permissionMode stores it, synced
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
-  private readonly emit = <E extends EventName>(type: E, fields: EventFields<E>): void => {
-    this.events.emit(type, fields);
-  };
+  private readonly emit = <E extends EventName>(type: E, fields: EventFields<E>): void => this.events.emit(type, fields);
   private runPromise: Promise<unknown> | null = null;
   /** requests in progress that store something when they end (bash, a tree move, a compaction) */
   private readonly inflight = new Set<Promise<unknown>>();
@@ -80,10 +78,11 @@ export class LiveSession {
     const ctx = file.buildContext();
     this.model = storedModel(ctx.model?.modelId, deps);
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
+    this.settings = new SessionSettings(file, deps.permissionMode);
     this.compaction = new SessionCompaction({
       sessionId: this.id,
       file,
-      stored: new SessionSettings(file),
+      stored: this.settings,
       logger: deps.logger,
       settings: deps.compaction,
       beforeCompact: deps.beforeCompact,
@@ -93,10 +92,12 @@ export class LiveSession {
       overheadTokens: () => this.overheadTokens,
       emit: this.emit,
     });
-    this.permissionMode = deps.permissionMode ?? "auto";
     this.restoredQueue = savedQueue(file);
     this.agent = this.makeAgent();
   }
+
+  get permissionMode(): PermissionMode { return this.settings.permissionMode; }
+  set permissionMode(mode: PermissionMode) { this.settings.permissionMode = mode; }
 
   // -- events --
 
@@ -234,9 +235,7 @@ export class LiveSession {
     // the run starts now; the user messages are stored (and synced) before run() first yields
     const stored = untilStored(this.agent, earlier.length + 1);
     const run = this.agent.run({ text: input.text, images: input.images }, runId, earlier);
-    this.runPromise = run.finally(() => {
-      this.runPromise = null;
-    });
+    this.runPromise = run.finally(() => (this.runPromise = null));
     await stored;
     if (earlier.length > 0) {
       this.restoredQueue = [];

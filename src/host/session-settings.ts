@@ -1,25 +1,50 @@
 // A session's own settings, kept in the session file (a bookkeeping entry, read from any branch):
-// automatic compaction on or off, and the context windows learned from the endpoint's overflow
-// errors (per model id), so a reopened session keeps what it learned.
+// automatic compaction on or off, the permission mode last set on the session, and the context
+// windows learned from the endpoint's overflow errors (per model id), so a reopened session keeps
+// what it learned and what the user chose.
 import type { SessionFile } from "../session/session-file.js";
 import { SESSION_SETTINGS_TYPE } from "../session/types.js";
+import type { PermissionMode } from "./ports.js";
 
 export interface StoredSessionSettings {
   autoCompaction?: boolean;
   /** model id -> the window its endpoint enforces, when smaller than the model table says */
   learnedWindows?: Record<string, number>;
+  /** the mode last set (setPermissionMode, ACP session/set_mode) */
+  permissionMode?: PermissionMode;
 }
+
+/** How much each mode lets tools do without asking: a stored mode never widens the configured one. */
+const WIDTH: Record<PermissionMode, number> = { readonly: 0, ask: 1, auto: 2 };
 
 export class SessionSettings {
   private value: StoredSessionSettings;
+  private mode: PermissionMode;
 
-  constructor(private readonly file: SessionFile) {
+  /** configuredMode: the mode the user's settings start sessions in ("auto" when unset) */
+  constructor(
+    private readonly file: SessionFile,
+    configuredMode: PermissionMode = "auto",
+  ) {
     const stored = file.latestBookkeeping(SESSION_SETTINGS_TYPE);
     this.value = stored && typeof stored === "object" ? { ...(stored as StoredSessionSettings) } : {};
+    const kept = this.value.permissionMode;
+    // the stored mode is restored, but a session file cannot widen what the user's settings allow
+    this.mode = kept !== undefined && Object.hasOwn(WIDTH, kept) && WIDTH[kept] <= WIDTH[configuredMode] ? kept : configuredMode;
   }
 
   get autoCompaction(): boolean | undefined {
     return typeof this.value.autoCompaction === "boolean" ? this.value.autoCompaction : undefined;
+  }
+
+  get permissionMode(): PermissionMode {
+    return this.mode;
+  }
+
+  /** Sets the mode for this process and records it (synced) for the next open. */
+  set permissionMode(mode: PermissionMode) {
+    this.mode = mode;
+    if (this.value.permissionMode !== mode) this.update({ permissionMode: mode });
   }
 
   learnedWindow(modelId: string): number | undefined {
