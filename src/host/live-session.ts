@@ -27,7 +27,8 @@ import { runUserCommand, type UserCommandResult } from "./user-command.js";
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
   resolveModel(id: string): ModelInfo;
-  defaultModel: ModelInfo;
+  /** the model of a session that stored none (throws when it cannot be used: no key, unknown) */
+  defaultModel(): ModelInfo;
   compaction: CompactionSettings;
   logger: Logger;
   systemPrompt?: string;
@@ -76,7 +77,7 @@ export class LiveSession {
     this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"), file.sink);
     this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
     const ctx = file.buildContext();
-    this.model = storedModel(ctx.model?.modelId, deps);
+    this.model = storedModel(ctx.model ?? undefined, deps);
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
     this.settings = new SessionSettings(file, deps.permissionMode);
     this.compaction = new SessionCompaction({
@@ -298,7 +299,7 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
       this.compaction.discardPrepared("the model changed");
       this.model = model;
       this.agent = this.makeAgent();
-      return { model: { id: model.id, contextWindow: model.contextWindow } };
+      return { model: { id: model.id, contextWindow: model.contextWindow, provider: model.provider } };
     });
   }
 

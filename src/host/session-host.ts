@@ -6,11 +6,8 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
-import { AnthropicProvider } from "../llm/anthropic.js";
 import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
-import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
-import { ScriptedProvider, type Script } from "../llm/scripted.js";
-import type { ModelInfo, Provider } from "../llm/types.js";
+import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
 import type { SessionSummary } from "../session/list.js";
@@ -23,6 +20,9 @@ import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession } from "./live-session.js";
+import type { ModelResolver } from "./model-resolver.js";
+import { ProviderPool } from "./provider-pool.js";
+import { sessionModels, type SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
@@ -33,12 +33,12 @@ export interface HostOptions {
   /** where sessions live (default: the file store over sessionsDir) */
   store?: SessionStore;
   logger: Logger;
-  /** the Messages API key; without one every session uses the scripted provider */
-  apiKey?: string;
-  baseURL?: string;
   /** the offline script (default: the demo) */
   script?: Script;
-  /** where the user's settings.json lives ($PITH_HOME); tools get the process's environment, less pith's secrets */
+  /**
+   * where the user's settings.json lives ($PITH_HOME) and the providers' keys (ANTHROPIC_API_KEY,
+   * OPENAI_API_KEY, a provider's apiKeyEnv); tools get the process's environment, less pith's secrets
+   */
   env?: NodeJS.ProcessEnv;
   /** settings from command-line flags: over both files, and trusted like the user's own */
   flags?: Settings;
@@ -74,7 +74,7 @@ export class SessionHost {
   readonly store: SessionStore;
   /** sessions another node took from this one, and who has them: answered with SessionMoved */
   private readonly moved = new Map<string, SessionOwner>();
-  private readonly anthropic?: AnthropicProvider;
+  private readonly providers: ProviderPool;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
   private idleTimer?: NodeJS.Timeout;
@@ -82,10 +82,10 @@ export class SessionHost {
   private readonly ignoredSettings = new Map<string, SettingsWarning>();
 
   constructor(private readonly options: HostOptions) {
-    this.offline = !options.apiKey;
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
-    if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
-    else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
+    this.providers = new ProviderPool(options.logger, options.script ?? DEMO_SCRIPT);
+    this.offline = this.startupModels()?.offline ?? true;
+    if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
     this.warnIfUnsandboxed();
     removeStaleSessionTempDirs();
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
@@ -94,9 +94,22 @@ export class SessionHost {
     }
   }
 
-  /** The models known for `cwd`: built in, plus the user's and the project's settings (read now, so updates apply). */
-  models(cwd: string = process.cwd()): ModelRegistry {
-    return new ModelRegistry(this.userSettings(cwd).models ?? []);
+  /** The models for `cwd`: providers and models from the settings in effect there (read now, so updates apply). */
+  models(cwd: string = process.cwd()): ModelResolver {
+    return this.modelsFor(this.userSettings(cwd)).resolver;
+  }
+
+  private modelsFor(settings: Settings): SessionModels {
+    return sessionModels(settings, this.env, () => undefined);
+  }
+
+  /** The daemon's own cwd's models, for what it says at start (a bad settings file is reported later). */
+  private startupModels(): SessionModels | undefined {
+    try {
+      return this.modelsFor(resolveSettings(process.cwd(), this.env, this.options.flags).settings);
+    } catch {
+      return undefined;
+    }
   }
 
   setPermissionAsker(asker: PermissionAsker): void {
@@ -159,26 +172,14 @@ export class SessionHost {
     return this.settingsFor(cwd).settings;
   }
 
-  private live(file: SessionFile): LiveSession {
+  /** requested: the model createSession asked for (then the settings' default is not consulted) */
+  private live(file: SessionFile, requested?: string): LiveSession {
     const settings = this.userSettings(file.cwd);
-    const script = this.options.script ?? DEMO_SCRIPT;
-    let scripted: ScriptedProvider | undefined;
-    const models = new ModelRegistry(settings.models ?? []);
-    const known = (id: string): ModelInfo => {
-      if (this.offline) return SCRIPTED_MODEL;
-      const model = models.get(id);
-      if (!model) throw new HostError(ErrorCode.InvalidParams, `unknown model ${id}: declare it under "models" in settings.json to use it (a compatible endpoint may serve any id)`, { reason: "UnknownModel", model: id });
-      return model;
-    };
-    const defaultModel = this.offline ? SCRIPTED_MODEL : models.resolve(settings.model ?? DEFAULT_MODEL_ID);
-    const providerFor = (model: ModelInfo): Provider => {
-      if (this.offline || model.provider === "scripted" || !this.anthropic) return (scripted ??= new ScriptedProvider(script));
-      return this.anthropic;
-    };
+    const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
-      providerFor,
-      resolveModel: known,
-      defaultModel,
+      providerFor: (model) => this.providers.providerFor(model, models.providers),
+      resolveModel: (name) => models.resolver.resolve(name),
+      defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
@@ -207,7 +208,7 @@ export class SessionHost {
     const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
-      const session = this.live(file);
+      const session = this.live(file, params.model);
       if (params.model) session.setModel(params.model);
       if (params.name) session.setName(params.name);
       return session;

@@ -91,7 +91,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
       models: host
         .models()
         .list()
-        .map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })),
+        .map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, windowSource: m.windowSource ?? "catalog", hasKey: m.hasKey })),
     }),
     getSettings: (p) => settings.get(p.cwd),
     updateSettings: (p) => settings.update(p.patch),
