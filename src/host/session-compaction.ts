@@ -20,6 +20,8 @@ import type { SessionFile } from "../session/session-file.js";
 import { AheadOfTime, type CompactionUpdate, type PreparedStatus, type SummarizerChoice } from "./ahead-of-time.js";
 import { runCompaction, type StoredCompaction } from "./compaction-runner.js";
 import { windowAfterOverflow } from "./context-window.js";
+import { ErrorCode } from "./errors.js";
+import { detectTruncation } from "./silent-truncation.js";
 import type { BeforeCompactHook } from "./ports.js";
 import type { EventFields } from "./session-events.js";
 import type { SessionSettings } from "./session-settings.js";
@@ -105,7 +107,8 @@ export class SessionCompaction {
 
   /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
   async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
-    if (!this.auto || signal.aborted) return;
+    if (signal.aborted || (await this.afterTruncation(signal))) return;
+    if (!this.auto) return;
     const tokens = this.contextTokens();
     const settings = { ...this.settings, enabled: true };
     if (shouldPrepare(tokens, this.windowOf(), settings)) {
@@ -118,6 +121,34 @@ export class SessionCompaction {
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
     }
+  }
+
+  /** the newest reply already judged for truncation (its timestamp) */
+  private judged = -1;
+
+  /**
+   * The endpoint cut the last prompt without saying so (see silent-truncation.ts): learn the window
+   * its report implies, tell the clients, and compact before the next call, whatever the
+   * automatic-compaction setting (an overflow is recovered from the same way). True when it did.
+   */
+  private async afterTruncation(signal: AbortSignal): Promise<boolean> {
+    const ctx = this.host.file.buildContext();
+    const cut = detectTruncation(ctx.messages, this.host.overheadTokens());
+    if (!cut || cut.reply.timestamp === this.judged) return false;
+    this.judged = cut.reply.timestamp;
+    const { reportedTokens, estimatedTokens } = cut;
+    this.learnWindow(this.host.model(), { overflow: { maximum: cut.impliedWindow } }, undefined);
+    this.host.emit("error", {
+      code: ErrorCode.ProviderError,
+      message: `the endpoint cut the prompt to fit its window: it read ${reportedTokens} tokens of about ${estimatedTokens} sent; compacting`,
+      data: { class: "overflow", truncated: true, retryable: false, reportedTokens, estimatedTokens },
+    });
+    try {
+      await this.run("overflow", signal);
+    } catch (err) {
+      if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "compaction after a cut prompt failed");
+    }
+    return true;
   }
 
   /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
