@@ -208,6 +208,7 @@ export class LiveSession {
         autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
         compactNow: (reason, signal) => this.compaction.run(reason, signal),
         learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
+        replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
         recordQueue: (queue, change) => this.recordQueue(queue, change),
       }),
     });

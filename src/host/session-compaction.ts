@@ -76,7 +76,7 @@ export class SessionCompaction {
 
   /** The compaction settings for this session's window (see fitToWindow). */
   get settings(): CompactionSettings {
-    return fitToWindow(this.host.settings, this.windowOf());
+    return fitToWindow(this.host.settings, this.windowOf(), this.host.overheadTokens());
   }
 
   /** The context size above which automatic compaction runs. */
@@ -116,12 +116,18 @@ export class SessionCompaction {
       this.ahead.start({ file: this.host.file, input, settings, summarizer: this.summarizer(), emit: this.emitUpdate });
     }
     if (!shouldCompact(tokens, this.windowOf(), settings)) return;
+    // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
+    if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
     try {
-      await this.run(reason, signal);
+      const done = await this.run(reason, signal);
+      this.skippedAt = done === null && !signal.aborted ? tokens : undefined;
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
     }
   }
+
+  /** the context size an automatic compaction was last skipped at (too little to gain) */
+  private skippedAt: number | undefined;
 
   /** the newest reply already judged for truncation (its timestamp) */
   private judged = -1;
