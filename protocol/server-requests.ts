@@ -13,8 +13,11 @@ const requestPermission = {
     toolName: z.string(),
     args: z.record(z.string(), z.unknown()),
   }),
-  /** allowAlways: allow this tool for the rest of the live session without asking again */
-  result: z.object({ outcome: z.enum(["allow", "allowAlways", "deny"]) }),
+  /**
+   * allowAlways: allow this tool for the rest of the live session without asking again; cancel:
+   * the user cancelled the turn at this question, so the run stops as an abort does
+   */
+  result: z.object({ outcome: z.enum(["allow", "allowAlways", "deny", "cancel"]) }),
 };
 
 /** What a compaction is about to summarize, for a hook that writes the summary itself. */

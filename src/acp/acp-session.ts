@@ -130,20 +130,26 @@ export class AcpSession {
     this.live.abort();
   }
 
+  /**
+   * Asks the client. Its `cancelled` outcome (the user dismissed the question; agent-shell sends
+   * it, then session/cancel) cancels the turn: the run stops as an abort, the prompt answers
+   * "cancelled", the model is not called again. So does a session/cancel while the question waits.
+   */
   async askPermission(request: PermissionRequest): Promise<PermissionOutcome> {
-    if (this.cancel.signal.aborted) return "deny";
+    if (this.cancel.signal.aborted) return "cancel";
     const { sessionUpdate: _tag, ...toolCall } = toolCallStart(request.toolCallId, request.toolName, request.args, this.live.file.cwd);
     try {
       const answer = await this.opts.requestPermission({ sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, this.cancel.signal);
-      const id = answer.outcome.outcome === "selected" ? answer.outcome.optionId : "cancelled";
+      if (answer.outcome.outcome === "cancelled" || this.cancel.signal.aborted) return "cancel";
+      const id = answer.outcome.optionId;
       const outcome: PermissionOutcome = id === "allow_always" ? "allowAlways" : id === "allow_once" ? "allow" : "deny";
       if (outcome === "allowAlways") this.allowedAlways.add(request.toolName);
       // allowed: the call leaves "pending" (a denied one ends failed with its result)
-      if (outcome !== "deny" && !this.cancel.signal.aborted) this.opts.send(toolStatusUpdate(request.toolCallId, "in_progress"));
+      if (outcome !== "deny") this.opts.send(toolStatusUpdate(request.toolCallId, "in_progress"));
       return outcome;
     } catch {
-      // cancelled, the client failed or went away: the safe answer
-      return "deny";
+      // withdrawn by session/cancel: the turn is over; the client failed or went away: the safe answer
+      return this.cancel.signal.aborted ? "cancel" : "deny";
     }
   }
 

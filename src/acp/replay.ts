@@ -8,7 +8,9 @@
 // finished by the result's entry with output and diff; a shell command the user ran -> a user
 // chunk with the command and its output; branch summary -> a note; bookkeeping, model and
 // thinking-level changes, labels, names, custom entries -> nothing. Pi's files have calls whose
-// result was never written (an abort): they show as failed.
+// result was never written (an abort): they show as failed. A turn that ended in an abort (an
+// aborted reply, or a result an abort wrote, details {aborted: true}: a cancel, a cancelled
+// permission question) is followed by a line saying it was interrupted, after its last result.
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { AssistantMessage, BashExecutionMessage, ToolResultMessage } from "../messages/types.js";
 import type { SessionEntry } from "../session/types.js";
@@ -60,26 +62,41 @@ export function historyUpdates(entries: readonly SessionEntry[], ctx: ReplayCont
   const results = resultsByCall(entries);
   /** calls shown and not yet finished by their result's entry */
   const open = new Map<string, { name: string; args: Record<string, unknown> }>();
+  /** the entry where a turn ended in an abort: the line saying so waits for the turn's last result */
+  let interrupted: string | undefined;
+  const sayInterrupted = () => {
+    if (interrupted !== undefined) timeline.push(noteChunk("The turn was interrupted.", `${interrupted}:interrupted`));
+    interrupted = undefined;
+  };
   for (const entry of entries) {
     switch (entry.type) {
       case "message": {
         const m = entry.message;
+        if (m.role === "toolResult") {
+          toolResult(m, timeline, open, ctx);
+          if (m.isError && (m.details as { aborted?: unknown } | undefined)?.aborted === true) interrupted = entry.id;
+          break;
+        }
+        sayInterrupted();
         if (m.role === "user") contentBlocks(m.content).forEach((b, i) => timeline.chunk("user_message_chunk", b, entry.id, i));
         else if (m.role === "assistant") assistant(m, entry.id, timeline, results, open, ctx);
-        else if (m.role === "toolResult") toolResult(m, timeline, open, ctx);
         else if (m.role === "bashExecution") timeline.chunk("user_message_chunk", { type: "text", text: bashText(m) }, entry.id, 0);
+        if (m.role === "assistant" && m.stopReason === "aborted") interrupted = entry.id;
         break;
       }
       case "compaction":
+        sayInterrupted();
         for (const u of compactionEntryUpdates(entry, ctx)) timeline.push(u);
         break;
       case "branch_summary":
+        sayInterrupted();
         if (entry.summary) timeline.push(noteChunk(`Summary of the branch left behind:\n\n${entry.summary}`, entry.id));
         break;
       default:
         break;
     }
   }
+  sayInterrupted();
   return timeline.updates;
 }
 

@@ -32,12 +32,22 @@ export async function runTools(scope: RunScope, calls: ToolCall[], steerWaiting:
   }
 }
 
+const ABORTED_BEFORE = "Aborted by the user before this tool ran.";
+
+/**
+ * The details of a result an abort wrote (the call was stopped or never ran): the stored turn
+ * ended there, so a replay (ACP's session/load) can show it as interrupted. Pi ignores them.
+ */
+export function abortedDetails(): { aborted: true } {
+  return { aborted: true };
+}
+
 /** Tool calls that will never run get an error result, so no call is left unanswered. */
 export function skipCalls(scope: RunScope, calls: readonly ToolCall[], why: "aborted" | "skipped"): void {
-  const text = why === "aborted" ? "Aborted by the user before this tool ran." : "Skipped: the user sent a new message before this tool ran.";
+  const text = why === "aborted" ? ABORTED_BEFORE : "Skipped: the user sent a new message before this tool ran.";
   for (const call of calls) {
     scope.emit({ type: "tool_execution_start", runId: scope.runId, toolCallId: call.id, toolName: call.name, args: call.arguments });
-    storeResult(scope, call, { content: [{ type: "text", text }] }, true);
+    storeResult(scope, call, { content: [{ type: "text", text }], details: why === "aborted" ? abortedDetails() : undefined }, true);
   }
 }
 
@@ -57,6 +67,8 @@ async function execute(scope: RunScope, call: ToolCall): Promise<{ output: ToolO
     const params = parseToolArgs(tool, call.arguments ?? {});
     if (options.hooks?.canRunTool) {
       const verdict = await options.hooks.canRunTool(call, signal);
+      // aborted while the user was asked (or by cancelling the question): stored as an abort, not a denial
+      if (!verdict.allow && signal.aborted) return fail(ABORTED_BEFORE, abortedDetails());
       if (!verdict.allow) return fail(`Not permitted: ${verdict.reason}`);
     }
     const output = await tool.execute(params, {
@@ -67,7 +79,7 @@ async function execute(scope: RunScope, call: ToolCall): Promise<{ output: ToolO
     return { output, isError: false };
   } catch (err) {
     // keep what the tool says (bash includes the output it had so far)
-    if (signal.aborted) return fail(`Aborted by the user while ${call.name} was running. ${errorText(err)}`.trim());
+    if (signal.aborted) return fail(`Aborted by the user while ${call.name} was running. ${errorText(err)}`.trim(), abortedDetails());
     return fail(errorText(err), (err as { details?: unknown }).details);
   }
 }

@@ -202,6 +202,7 @@ export class LiveSession {
         permissionMode: () => this.permissionMode,
         retry: this.deps.retry,
         askPermission: this.deps.requestPermission,
+        abort: () => this.abort(),
         allowedAlways: this.allowedAlways,
         emit: this.emit,
         emitUsage: () => this.compaction.emitUsage(),

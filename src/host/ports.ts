@@ -10,7 +10,12 @@ import type { SessionEvent } from "./event-buffer.js";
 /** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
 export type { PermissionMode } from "../../protocol/messages.js";
 
-export type PermissionOutcome = "allow" | "allowAlways" | "deny";
+/**
+ * deny: the call gets an error result and the run goes on; cancel: the user cancelled the turn at
+ * the question, so the run stops as an abort does (the call does not run, the model is not called
+ * again).
+ */
+export type PermissionOutcome = "allow" | "allowAlways" | "deny" | "cancel";
 
 /** The tool call a client is asked about: {sessionId, runId?, toolCallId, toolName, args}. */
 export type PermissionRequest = ServerRequestParams<"requestPermission">;

@@ -1,7 +1,8 @@
 // The policy around one agent run, as the agent's hooks: compact before a model call when the
 // context is past the trigger (or write the summary ahead of time), recover from an overflow by
 // compacting once and retrying, retry transient provider errors with backoff, report a failed
-// run as an `error` event, and ask before a tool runs when the session says so.
+// run as an `error` event, and ask before a tool runs when the session says so (a question the
+// user cancels stops the run like an abort).
 import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
 import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
 import type { ProviderError } from "../llm/types.js";
@@ -17,6 +18,8 @@ export interface RunHost {
   permissionMode(): PermissionMode;
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
   askPermission: PermissionAsker;
+  /** stops the run as the abort method does: the user cancelled the turn at a permission question */
+  abort(): void;
   /** tools the user allowed for the rest of the live session */
   allowedAlways: Set<string>;
   emit<E extends "error" | "retry_start" | "retry_end">(type: E, fields: EventFields<E>): void;
@@ -96,6 +99,11 @@ async function permit(host: RunHost, call: ToolCall): Promise<{ allow: true } | 
   if (mode !== "ask" || !WRITING_TOOLS.has(call.name) || host.allowedAlways.has(call.name)) return { allow: true };
   const outcome = await host.askPermission({ sessionId: host.sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
   if (outcome === "allowAlways") host.allowedAlways.add(call.name);
+  if (outcome === "cancel") {
+    // not a denial the model should work around: the turn ends here, with no further model call
+    host.abort();
+    return { allow: false, reason: "the user cancelled the turn" };
+  }
   return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };
 }
 

@@ -1,5 +1,6 @@
 // A stored session's active branch replayed as ACP updates (session/load): a synthetic session
-// with an abandoned branch, a branch summary and a compaction; then Pi's real session file.
+// with an abandoned branch, a branch summary and a compaction; turns that ended in an abort; then
+// Pi's real session file.
 import assert from "node:assert/strict";
 import { isAbsolute } from "node:path";
 import { test } from "node:test";
@@ -129,6 +130,44 @@ test("stored blocks lose pith's own fields; an image stays an image; a call id u
   assert.deepEqual(ofKind(updates, "user_message_chunk").map((u) => u.content.type), ["text", "image"]);
   assert.deepEqual(ofKind(updates, "tool_call").map((c) => c.status), ["completed", "failed"]);
   assert.deepEqual(ofKind(updates, "tool_call_update").map((c) => c.status), ["completed", "failed"]);
+});
+
+test("a turn that ended in an abort is followed by a line saying it was interrupted: after its last result, before the next prompt", () => {
+  const e = (id: string, message: StoredMessage): SessionEntry => ({ type: "message", id, parentId: null, timestamp: "2026-01-01T00:00:00.000Z", message });
+  const aborted = (id: string, name: string, text: string) => ({ ...result(id, name, text, true), details: { aborted: true } });
+  const interrupted = (updates: SessionUpdate[]) => updates.flatMap((u, i) => (/interrupted/.test(text(u)) ? [i] : []));
+  const replayOf = (entries: SessionEntry[]) => assertValidUpdates(historyUpdates(entries, { cwd, compaction: false }));
+
+  // a permission question cancelled (or an abort while a tool ran): the calls' results say aborted
+  const atQuestion = replayOf([
+    e("u1", user("write both")),
+    e("a1", assistant("Writing.", [call("w1", "write", { path: "a.txt", content: "a" }), call("w2", "write", { path: "b.txt", content: "b" })])),
+    e("r1", aborted("w1", "write", "Aborted by the user before this tool ran.")),
+    e("r2", aborted("w2", "write", "Aborted by the user before this tool ran.")),
+    e("u2", user("next")),
+  ]);
+  assert.deepEqual(ofKind(atQuestion, "tool_call").map((c) => [c.toolCallId, c.status]), [["w1", "failed"], ["w2", "failed"]]);
+  const lines = interrupted(atQuestion);
+  assert.equal(lines.length, 1, "one line for the turn");
+  const lastEnd = atQuestion.findIndex((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "w2");
+  assert.ok(lastEnd < lines[0] && lines[0] < at(atQuestion, "next"), "after the last result, before the next prompt");
+  assert.equal(atQuestion[lines[0]].sessionUpdate, "agent_message_chunk");
+
+  // an abort mid-stream: the partial reply stored as aborted; at the end of the history too
+  const midStream = replayOf([e("u1", user("tell me")), e("a1", { ...assistant("Once upon"), stopReason: "aborted", errorMessage: "request aborted" })]);
+  assert.deepEqual(interrupted(midStream), [midStream.length - 1]);
+  assert.ok(at(midStream, "Once upon") < midStream.length - 1);
+
+  // a denied call, a failed one, a call skipped by a steer: the run went on, nothing is said
+  const wentOn = replayOf([
+    e("u1", user("go")),
+    e("a1", assistant("", [call("d1", "bash", { command: "rm -rf /" }), call("s1", "read", { path: "x" })])),
+    e("r1", result("d1", "bash", "Not permitted: the user denied this tool call", true)),
+    e("r2", result("s1", "read", "Skipped: the user sent a new message before this tool ran.", true)),
+    e("u2", user("instead")),
+    e("a2", assistant("ok")),
+  ]);
+  assert.deepEqual(interrupted(wentOn), []);
 });
 
 test("Pi's real session replays: every update valid, one user chunk per user message, every call shown", { skip: fixtureSkip }, (t) => {

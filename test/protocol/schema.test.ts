@@ -264,6 +264,7 @@ test("events carry sessionId and seq; a json-mode line is params plus type", () 
 test("server requests: params the server sends, answers it accepts", () => {
   serverRequests.requestPermission.params.parse({ sessionId: "s1", toolCallId: "t1", toolName: "bash", args: { command: "rm -rf build" } });
   assert.equal(serverRequests.requestPermission.result.parse({ outcome: "allowAlways" }).outcome, "allowAlways");
+  assert.equal(serverRequests.requestPermission.result.parse({ outcome: "cancel" }).outcome, "cancel");
   assert.throws(() => serverRequests.requestPermission.result.parse({ outcome: "yes" }));
   const r = serverRequests.beforeCompact.result.parse({ action: "replace", summary: "mine", details: { by: "hook" } });
   assert.equal(r.action, "replace");
