@@ -58,8 +58,7 @@ export class LiveSession {
   private thinkingLevel: ThinkingLevel;
   /** the window in effect, the threshold, compactions and the summary written ahead of time */
   private readonly compaction: SessionCompaction;
-  /** the system prompt and tool definitions in tokens: sent with every request */
-  private overheadTokens = 0;
+  private overheadTokens = 0; // the system prompt and tool definitions in tokens: sent with every request
   private readonly settings: SessionSettings; // in the file: setting permissionMode stores it, synced
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
