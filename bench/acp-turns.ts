@@ -11,7 +11,7 @@ import { median, round } from "./util.js";
 export interface Shape {
   name: string;
   script(): Scenario[];
-  /** text deltas the fake sends for the reply (for the cost of one chunk) */
+  /** text deltas the fake sends (the cost of one more chunk compares two shapes' figures per delta) */
   deltas: number;
 }
 
@@ -54,8 +54,6 @@ export interface TurnFigures {
   firstTextMs: number;
   /** prompt sent → the turn's last line */
   turnMs: number;
-  /** first text line → last text line, per model delta after the first (µs) */
-  perDeltaUs: number;
   lines: number;
   textLines: number;
   bytes: number;
@@ -63,15 +61,12 @@ export interface TurnFigures {
   cpuMs: number;
 }
 
-export function turnFigures(front: Front, turn: Turn, deltas: number): TurnFigures {
+export function turnFigures(front: Front, turn: Turn): TurnFigures {
   const texts = turn.lines.filter((l) => front.isText(l));
   if (texts.length === 0) throw new Error(`${front.name}: no reply text in the turn`);
-  const first = texts[0].at;
-  const last = texts[texts.length - 1].at;
   return {
-    firstTextMs: first - turn.t0,
+    firstTextMs: texts[0].at - turn.t0,
     turnMs: turn.lines[turn.lines.length - 1].at - turn.t0,
-    perDeltaUs: deltas > 1 ? ((last - first) * 1000) / (deltas - 1) : 0,
     lines: turn.lines.length,
     textLines: texts.length,
     bytes: turn.lines.reduce((n, l) => n + l.bytes, 0),
@@ -85,7 +80,6 @@ export function medians(runs: readonly TurnFigures[]): TurnFigures {
   return {
     firstTextMs: round(m((r) => r.firstTextMs), 2),
     turnMs: round(m((r) => r.turnMs), 2),
-    perDeltaUs: round(m((r) => r.perDeltaUs), 1),
     lines: m((r) => r.lines),
     textLines: m((r) => r.textLines),
     bytes: m((r) => r.bytes),
@@ -96,7 +90,7 @@ export function medians(runs: readonly TurnFigures[]): TurnFigures {
 /** One turn of `shape` over `front`, the fake queued with its replies. */
 export async function runShape(front: Front, shape: Shape, enqueue: (...s: Scenario[]) => void, tag: string): Promise<TurnFigures> {
   enqueue(...shape.script());
-  return turnFigures(front, await front.turn(`${shape.name}: ${tag}`), shape.deltas);
+  return turnFigures(front, await front.turn(`${shape.name}: ${tag}`));
 }
 
 // -- the 1 MB write --

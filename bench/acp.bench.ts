@@ -5,7 +5,8 @@
 //   text and to the turn's last line, the daemon's CPU, and what went over the wire, on a short
 //   reply, a long reply sent in one burst, a reply paced as a model streams it, and a turn with
 //   tool calls. One more streamed chunk: the daemon's CPU per delta of the paced reply beyond the
-//   short one, and the wall time per delta of the burst. Ratios ACP ÷ pith's own protocol.
+//   short one, and the burst's turn time per delta beyond the short one. Ratios ACP ÷ pith's own
+//   protocol.
 // - A turn that writes a 1 MB file: the largest line each front writes, and what it is. The
 //   target for ACP: no line over 64 KiB unless one content block itself is (the write's diff is).
 // - `session/load` of a large session (BENCH_MB, default 100; the whole active branch is replayed
@@ -87,11 +88,14 @@ export async function runAcpBench(runs = Number(process.env.BENCH_RUNS ?? 20), m
     console.log(`the same fake-model turn: prompt → first reply text, → the turn's last line, the daemon's CPU; ${rpcName} (rpc) against ${acpName} (acp)`);
     console.log(table(rows));
     const [short, burst, paced] = [SHORT, BURST, PACED].map((i) => turns.get(SHAPES[i].name)!);
-    // the cost of one more chunk: the paced reply's CPU beyond the short reply's, per extra delta
-    const chunkCpu = (k: number) => round(((paced[k].cpuMs - short[k].cpuMs) * 1000) / (SHAPES[PACED].deltas - SHAPES[SHORT].deltas), 1);
-    const perChunk = { pacedCpuUs: { rpc: chunkCpu(0), acp: chunkCpu(1), ratio: ratio(chunkCpu(1), chunkCpu(0)) }, burstWallUs: { rpc: burst[0].perDeltaUs, acp: burst[1].perDeltaUs, ratio: ratio(burst[1].perDeltaUs, burst[0].perDeltaUs) } };
-    console.log(`one more streamed chunk, the daemon's CPU (${SHAPES[PACED].name} beyond the short reply, per delta): rpc ${perChunk.pacedCpuUs.rpc} µs, acp ${perChunk.pacedCpuUs.acp} µs (${perChunk.pacedCpuUs.ratio}x)`);
-    console.log(`one more streamed chunk, wall time (${SHAPES[BURST].name}, first → last text ÷ deltas): rpc ${perChunk.burstWallUs.rpc} µs, acp ${perChunk.burstWallUs.acp} µs (${perChunk.burstWallUs.ratio}x); text lines rpc ${burst[0].textLines}, acp ${burst[1].textLines}`);
+    // the cost of one more chunk: a long reply's figure beyond the short reply's, per extra delta
+    const perDelta = (long: TurnFigures[], shape: number, figure: (f: TurnFigures) => number) =>
+      [0, 1].map((k) => round(((figure(long[k]) - figure(short[k])) * 1000) / (SHAPES[shape].deltas - SHAPES[SHORT].deltas), 1));
+    const [cpuRpc, cpuAcp] = perDelta(paced, PACED, (f) => f.cpuMs);
+    const [wallRpc, wallAcp] = perDelta(burst, BURST, (f) => f.turnMs);
+    const perChunk = { pacedCpuUs: { rpc: cpuRpc, acp: cpuAcp, ratio: ratio(cpuAcp, cpuRpc) }, burstWallUs: { rpc: wallRpc, acp: wallAcp, ratio: ratio(wallAcp, wallRpc) } };
+    console.log(`one more streamed chunk, the daemon's CPU (${SHAPES[PACED].name} beyond the short reply, per delta): rpc ${cpuRpc} µs, acp ${cpuAcp} µs (${perChunk.pacedCpuUs.ratio}x)`);
+    console.log(`one more streamed chunk, wall time (${SHAPES[BURST].name}'s turn beyond the short reply's, per delta): rpc ${wallRpc} µs, acp ${wallAcp} µs (${perChunk.burstWallUs.ratio}x); text lines rpc ${burst[0].textLines}, acp ${burst[1].textLines}`);
 
     const content = sourceText(1_000_000);
     const [bigRpc, bigAcp] = [await bigWrite(fake, fronts[0], content), await bigWrite(fake, fronts[1], content)];
