@@ -4,12 +4,12 @@
 // (`truncate: false`): the compatible endpoint truncates to the server's default window and an
 // agent never learns that its context was lost. No retries here: retrying is the session host's
 // decision, made from the error class.
-import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { classifyError } from "./errors.js";
-import { readLines } from "./ndjson.js";
+import { readLineBatches } from "./ndjson.js";
 import { buildOllamaRequest, type OllamaChatRequest } from "./ollama-convert.js";
-import { classifyOllamaHttpError, classifyOllamaStreamError } from "./ollama-errors.js";
+import { classifyOllamaHttpError } from "./ollama-errors.js";
+import { OllamaLineReader, type ChatLine } from "./ollama-stream.js";
 import { PartialMessage } from "./partial.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 import { makeUsage } from "./usage.js";
@@ -34,31 +34,6 @@ export interface OllamaOptions {
    * headers after 300 s whatever this says.)
    */
   firstLineTimeoutMs?: number;
-}
-
-/** One NDJSON line of /api/chat, as far as pith reads it. */
-interface ChatLine {
-  message?: { content?: string; thinking?: string; tool_calls?: { id?: string; function?: { name?: string; arguments?: unknown } }[] };
-  done?: boolean;
-  done_reason?: string;
-  prompt_eval_count?: number;
-  eval_count?: number;
-  error?: unknown;
-  status?: unknown;
-}
-
-function toolArguments(raw: unknown): Record<string, unknown> {
-  if (raw && typeof raw === "object" && !Array.isArray(raw)) return raw as Record<string, unknown>;
-  // some servers that imitate Ollama send the arguments as a JSON string
-  if (typeof raw === "string") {
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // left empty: the tool's own validation reports the missing arguments
-    }
-  }
-  return {};
 }
 
 const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
@@ -108,9 +83,7 @@ export class OllamaProvider implements Provider {
       Math.max(10, Math.floor(this.idleTimeoutMs / 4)),
     );
     const usage = { input: 0, output: 0 };
-    let index = -1;
-    let open: "text" | "thinking" | undefined;
-    let sawToolCall = false;
+    const reader = new OllamaLineReader(partial);
     let doneLine: ChatLine | undefined;
     try {
       const body = this.buildBody(request);
@@ -120,43 +93,14 @@ export class OllamaProvider implements Provider {
         const text = await res.text().catch(() => "");
         throw classifyOllamaHttpError(res.status, text, { baseURL: this.baseURL, model: request.model.id }, res.headers);
       }
-      for await (const raw of readLines(res.body)) {
+      for await (const batch of readLineBatches(res.body)) {
         lastLine = Date.now();
         started = true;
-        let line: ChatLine;
-        try {
-          line = JSON.parse(raw) as ChatLine;
-        } catch {
-          throw new ProviderError({ errorClass: "fatal", message: `Ollama sent a line that is not JSON: ${raw.slice(0, 200)}` });
-        }
-        if (line.error !== undefined) throw classifyOllamaStreamError(line);
-        const msg = line.message;
-        if (msg?.thinking) {
-          if (open !== "thinking") {
-            partial.beginThinking(++index);
-            open = "thinking";
-          }
-          yield partial.thinking(index, msg.thinking);
-        }
-        if (msg?.content) {
-          if (open !== "text") {
-            partial.beginText(++index);
-            open = "text";
-          }
-          yield partial.text(index, msg.content);
-        }
-        // Ollama parses a tool call whole before sending it: start, arguments and end at once
-        for (const call of msg?.tool_calls ?? []) {
-          open = undefined;
-          sawToolCall = true;
-          const at = ++index;
-          yield partial.beginToolCall(at, call.id || `call_${randomBytes(6).toString("hex")}`, call.function?.name ?? "");
-          yield partial.toolJsonDelta(at, JSON.stringify(toolArguments(call.function?.arguments)));
-          const end = partial.endBlock(at);
-          if (end) yield end;
-        }
-        if (line.done) {
-          doneLine = line;
+        const { events, error, done } = reader.read(batch);
+        for (const ev of events) yield ev;
+        if (error) throw error;
+        if (done) {
+          doneLine = done;
           break;
         }
       }
@@ -166,7 +110,7 @@ export class OllamaProvider implements Provider {
       usage.input = count(doneLine.prompt_eval_count);
       usage.output = count(doneLine.eval_count);
       partial.message.usage = makeUsage(usage, request.model.pricing);
-      partial.message.stopReason = sawToolCall ? "toolUse" : doneLine.done_reason === "length" ? "length" : "stop";
+      partial.message.stopReason = reader.sawToolCall ? "toolUse" : doneLine.done_reason === "length" ? "length" : "stop";
       yield partial.done();
     } catch (err) {
       partial.message.usage = makeUsage(usage, request.model.pricing);

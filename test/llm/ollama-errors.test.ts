@@ -80,5 +80,5 @@ test("readLines: lines across chunks, a character split between chunks, CRLF, bl
 test("readLines: a line over the limit is refused, not buffered", async () => {
   await assert.rejects(async () => {
     for await (const _ of readLines(chunks("x".repeat(600), "y".repeat(600)), 1000));
-  }, /longer than 1000 bytes/);
+  }, /longer than 1000 characters/);
 });
