@@ -237,3 +237,23 @@ test("the API key and extra headers go with the request", async (t) => {
   assert.equal(server.chatRequests[0].headers.authorization, "Bearer sekrit");
   assert.equal(server.chatRequests[0].headers["x-team"], "core");
 });
+
+test("a signal aborted before the call: aborted at once, nothing sent", async (t) => {
+  const { server, provider } = await withServer(t);
+  const ac = new AbortController();
+  ac.abort();
+  const { error, final } = await collect(provider, { messages: [user("x")], signal: ac.signal });
+  assert.equal(error?.errorClass, "aborted");
+  assert.equal(final.stopReason, "aborted");
+  assert.equal(server.chatRequests.length, 0);
+});
+
+test("a server that answers something other than NDJSON: a fatal error naming what came", async (t) => {
+  const { startJsonServer } = await import("../support/fake-json-server.js");
+  const server = await startJsonServer({ "POST /api/chat": { raw: '{"model":"m","message":{"role":"assistant","content":"hi"},"done":false}\n<html>proxy error</html>\n' } });
+  t.after(() => server.close());
+  const { error, final } = await collect(new OllamaProvider({ baseURL: server.url }), { messages: [user("x")] });
+  assert.equal(error?.errorClass, "fatal");
+  assert.match(error!.message, /not JSON: <html>proxy error/);
+  assert.deepEqual(final.content, [{ type: "text", text: "hi" }], "the text before the bad line is kept");
+});
