@@ -13,6 +13,8 @@ export interface ChatLine {
   done?: boolean;
   done_reason?: string;
   prompt_eval_count?: number;
+  /** newer servers: the prompt tokens read from the KV cache (see promptUsage) */
+  prompt_eval_cached_count?: number;
   eval_count?: number;
   error?: unknown;
   status?: unknown;
@@ -102,4 +104,22 @@ export class OllamaLineReader {
     this.flush(events);
     return { events };
   }
+}
+
+const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
+
+/**
+ * The prompt's tokens from the final line, as pith stores them: input (evaluated now) and
+ * cacheRead (read from the KV cache), which add up to the prompt. prompt_eval_count is the whole
+ * prompt, cached part included (llama_server.go: cache_n + prompt_n, kept so by ollama/ollama
+ * #16428 after some 0.30 releases had counted only the new tokens). A server that also sends
+ * prompt_eval_cached_count says which part came from the cache; one larger than the prompt count
+ * can only be a count kept apart from it, and then the two add up. An absent prompt_eval_count
+ * (Ollama before mid-2024 with a fully cached prompt) gives 0: "not reported", not "empty".
+ */
+export function promptUsage(line: ChatLine): { input: number; cacheRead: number } {
+  const prompt = count(line.prompt_eval_count);
+  const cached = count(line.prompt_eval_cached_count);
+  if (cached > prompt) return { input: prompt, cacheRead: cached };
+  return { input: prompt - cached, cacheRead: cached };
 }

@@ -9,7 +9,7 @@ import { classifyError } from "./errors.js";
 import { readLineBatches } from "./ndjson.js";
 import { buildOllamaRequest, type OllamaChatRequest } from "./ollama-convert.js";
 import { classifyOllamaHttpError } from "./ollama-errors.js";
-import { OllamaLineReader, type ChatLine } from "./ollama-stream.js";
+import { OllamaLineReader, promptUsage, type ChatLine } from "./ollama-stream.js";
 import { PartialMessage } from "./partial.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 import { makeUsage } from "./usage.js";
@@ -35,8 +35,6 @@ export interface OllamaOptions {
    */
   firstLineTimeoutMs?: number;
 }
-
-const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : 0);
 
 export class OllamaProvider implements Provider {
   readonly name: string;
@@ -82,7 +80,7 @@ export class OllamaProvider implements Provider {
       },
       Math.max(10, Math.floor(this.idleTimeoutMs / 4)),
     );
-    const usage = { input: 0, output: 0 };
+    const usage = { input: 0, output: 0, cacheRead: 0 };
     const reader = new OllamaLineReader(partial);
     let doneLine: ChatLine | undefined;
     try {
@@ -105,10 +103,8 @@ export class OllamaProvider implements Provider {
         }
       }
       if (!doneLine) throw new ProviderError({ errorClass: "transient", message: "Ollama's stream ended before its final line (done: true)" });
-      // Ollama reports no separate cached count: prompt_eval_count is the whole prompt it
-      // evaluated, cached tokens included (llama-server runner: cache_n + prompt_n)
-      usage.input = count(doneLine.prompt_eval_count);
-      usage.output = count(doneLine.eval_count);
+      Object.assign(usage, promptUsage(doneLine));
+      usage.output = typeof doneLine.eval_count === "number" && doneLine.eval_count > 0 ? doneLine.eval_count : 0;
       partial.message.usage = makeUsage(usage, request.model.pricing);
       partial.message.stopReason = reader.sawToolCall ? "toolUse" : doneLine.done_reason === "length" ? "length" : "stop";
       yield partial.done();

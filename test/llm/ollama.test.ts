@@ -135,6 +135,21 @@ test("the history goes over as Ollama messages: tool calls with object arguments
   assert.deepEqual(sent[6], { role: "user", content: "what is this?", images: ["iVBORw0KGgo="] });
 });
 
+test("usage: prompt_eval_count is the whole prompt; a cached count splits it, or adds to it when larger; absent gives 0", async (t) => {
+  const { server, provider } = await withServer(t);
+  server.enqueue(
+    ollamaText("a", { promptEvalCount: 5000, promptEvalCachedCount: 4000, evalCount: 3 }),
+    ollamaText("b", { promptEvalCount: 100, promptEvalCachedCount: 30_000, evalCount: 3 }),
+    ollamaText("c", { omitPromptEvalCount: true, evalCount: 3 }),
+  );
+  const split = (await collect(provider, { messages: [user("x")] })).final.usage;
+  assert.deepEqual([split.input, split.cacheRead, split.output, split.totalTokens], [1000, 4000, 3, 5003]);
+  const apart = (await collect(provider, { messages: [user("x")] })).final.usage;
+  assert.deepEqual([apart.input, apart.cacheRead, apart.totalTokens], [100, 30_000, 30_103]);
+  const absent = (await collect(provider, { messages: [user("x")] })).final.usage;
+  assert.deepEqual([absent.input, absent.cacheRead, absent.output], [0, 0, 3]);
+});
+
 test("done_reason length ends with stop reason length", async (t) => {
   const { server, provider } = await withServer(t);
   server.enqueue(ollamaText("cut sh", { doneReason: "length", evalCount: 2 }));

@@ -54,6 +54,10 @@ export interface ReplySpec {
   doneReason?: "stop" | "length" | "load";
   /** default: the request body's length / 4 */
   promptEvalCount?: number;
+  /** sent only when set (newer servers): prompt tokens read from the KV cache */
+  promptEvalCachedCount?: number;
+  /** omit prompt_eval_count (Ollama before mid-2024 did with a fully cached prompt) */
+  omitPromptEvalCount?: boolean;
   /** default: the number of content lines */
   evalCount?: number;
   /** code points per line (default 4) */
@@ -130,7 +134,8 @@ export function replyLines(spec: ReplySpec, model: string, promptChars: number):
       done_reason: spec.doneReason ?? "stop",
       total_duration: 4_883_583_458,
       load_duration: 1_334_875,
-      prompt_eval_count: spec.promptEvalCount ?? Math.max(1, Math.ceil(promptChars / 4)),
+      ...(spec.omitPromptEvalCount ? {} : { prompt_eval_count: spec.promptEvalCount ?? Math.max(1, Math.ceil(promptChars / 4)) }),
+      ...(spec.promptEvalCachedCount !== undefined ? { prompt_eval_cached_count: spec.promptEvalCachedCount } : {}),
       prompt_eval_duration: 342_546_000,
       eval_count: spec.evalCount ?? Math.max(1, contentLines + (spec.toolCalls?.length ?? 0)),
       eval_duration: 4_535_599_000,
