@@ -146,13 +146,16 @@ const LEVEL: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high"> = 
 
 /**
  * Ollama thinks by default with a thinking model when `think` is absent, so "off" is sent as
- * false. A level goes as a string (every Ollama with `think` takes low/medium/high; "max" is
- * newer, so xhigh asks for high). A model that cannot think gets no `think`: Ollama refuses true for it.
+ * false. gpt-oss takes a level (low/medium/high; it ignores true and false and cannot stop
+ * thinking); every other model gets true, because Ollama before 0.20 refuses a level for them
+ * (400 "think value ... is not supported for this model"). A model that cannot think gets no
+ * `think` at all: Ollama refuses true for it.
  */
 export function thinkParam(model: ModelInfo, level: ThinkingLevel | undefined): OllamaChatRequest["think"] {
   if (level === undefined) return undefined;
   if (level === "off") return false;
-  return model.thinking === "none" ? undefined : LEVEL[level];
+  if (model.thinking === "none") return undefined;
+  return /gpt-oss/i.test(model.id) ? LEVEL[level] : true;
 }
 
 /** Characters per token for a rough count of the prompt (under-counts JSON, which only leaves num_predict a little large). */

@@ -75,20 +75,23 @@ test("num_predict is capped to the room the prompt leaves in the window", async 
 
 test("thinking arrives as its own block before the text; think follows the thinking level", async (t) => {
   const { server, provider } = await withServer(t);
-  server.enqueue(ollamaThinking("Let me count the letters.", "Three."), ollamaText("ok"), ollamaText("ok"), ollamaText("ok"));
+  server.enqueue(ollamaThinking("Let me count the letters.", "Three."));
   const { events, final } = await collect(provider, { messages: [user("how many r in strawberry?")], thinkingLevel: "high" });
   assert.equal(deltas(events, "thinking_delta").join(""), "Let me count the letters.");
   assert.deepEqual(final.content, [
     { type: "thinking", thinking: "Let me count the letters." },
     { type: "text", text: "Three." },
   ]);
-  assert.equal(server.chatRequests[0].body.think, "high");
+  assert.equal(server.chatRequests[0].body.think, true, "a level only for gpt-oss: Ollama before 0.20 refuses one for other models");
   await collect(provider, { messages: [user("x")], thinkingLevel: "off" });
   assert.equal(server.chatRequests[1].body.think, false, "off is sent: Ollama thinks by default with a thinking model");
-  await collect(provider, { messages: [user("x")], thinkingLevel: "xhigh" });
+  server.setModels([]);
+  await collect(provider, { messages: [user("x")], thinkingLevel: "xhigh" }, { ...qwen, id: "gpt-oss:20b" });
   assert.equal(server.chatRequests[2].body.think, "high");
+  await collect(provider, { messages: [user("x")], thinkingLevel: "minimal" }, { ...qwen, id: "gpt-oss:120b" });
+  assert.equal(server.chatRequests[3].body.think, "low");
   await collect(provider, { messages: [user("x")], thinkingLevel: "medium" }, plain);
-  assert.equal(server.chatRequests[3].body.think, undefined, "a model that cannot think is not asked to (Ollama answers 400)");
+  assert.equal(server.chatRequests[4].body.think, undefined, "a model that cannot think is not asked to (Ollama answers 400)");
 });
 
 test("tool calls arrive whole: start, arguments and end at once; stop reason toolUse; ids kept or made", async (t) => {
