@@ -1,61 +1,50 @@
 // ACP bench (`npm run bench -- acp`): what the ACP front costs beside pith's own protocol.
-// - Time from sending a prompt to the first streamed text: `session/prompt` → the first
-//   agent_message_chunk over `pith acp`, against `prompt` → the first message_update over
-//   `pith --mode rpc`, same fake Messages API reply, same machine, same run (a ratio).
+// - The same fake-model turn over `pith acp` (through the ACP SDK's client) and over
+//   `pith --mode rpc` (pith's own stdio JSON-RPC), same fake Messages API reply, same machine,
+//   same run, turns alternating: the time from sending the prompt to the first line with reply
+//   text and to the turn's last line, the daemon's CPU, and what went over the wire, on a short
+//   reply, a long reply sent in one burst, a reply paced as a model streams it, and a turn with
+//   tool calls. One more streamed chunk: the daemon's CPU per delta of the paced reply beyond the
+//   short one, and the burst's turn time per delta beyond the short one. Ratios ACP ÷ pith's own
+//   protocol.
+// - A turn that writes a 1 MB file: the largest line each front writes, and what it is. The
+//   target for ACP: no line over 64 KiB unless one content block itself is (the write's diff is).
 // - `session/load` of a large session (BENCH_MB, default 100; the whole active branch is replayed
 //   as updates), against a plain readFileSync + split + JSON.parse of the same file.
+// Timed at the daemon's stdout (acp-fronts.ts): no client library's parsing is in the figures.
 import * as acp from "@agentclientprotocol/sdk";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startAcp } from "../test/support/acp-daemon.js";
-import { Cleanup, FLOW_SETTINGS, SMALL_MODEL, startRpcDaemon, writeSettings } from "../test/support/daemon-client.js";
-import { startFakeAnthropic, textReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
+import { Cleanup } from "../test/support/daemon-client.js";
+import { startFakeAnthropic, type FakeAnthropic } from "../test/support/fake-anthropic.js";
 import { tempDir } from "../test/support/tmp.js";
+import { acpFront, rpcFront, type Front } from "./acp-fronts.js";
+import { BURST, bigWriteScript, describe, largestLines, medians, PACED, runShape, SHAPES, SHORT, sourceText, type LargestLines, type TurnFigures } from "./acp-turns.js";
 import { writeShape } from "./shapes.js";
-import { median, round, table } from "./util.js";
+import { round, table } from "./util.js";
 
-const REPLY = () => textReply("The first words of a reply, then the rest of it. ".repeat(20), { chunkSize: 16 });
+const LINE_LIMIT = 64 * 1024;
 
-async function firstChunkAcp(fake: FakeAnthropic, hooks: Cleanup, runs: number): Promise<number[]> {
-  const home = tempDir(hooks);
-  const cwd = tempDir(hooks);
-  writeSettings(home, { ...FLOW_SETTINGS, model: SMALL_MODEL.id });
-  const a = await startAcp(hooks, { home, fake, cwd });
-  const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
-  const out: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    fake.enqueue(REPLY());
-    const from = a.updates.length;
-    const t0 = performance.now();
-    const done = a.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
-    await a.waitUpdate((u) => u.sessionUpdate === "agent_message_chunk", "the first chunk", from);
-    out.push(performance.now() - t0);
-    await done;
+/** Each shape `runs` times over both fronts, alternating, after one warm-up turn each. */
+async function compareTurns(fake: FakeAnthropic, fronts: Front[], runs: number): Promise<Map<string, TurnFigures[]>> {
+  const enqueue = fake.enqueue.bind(fake);
+  for (const f of fronts) await runShape(f, SHAPES[0], enqueue, "warm-up");
+  const out = new Map<string, TurnFigures[]>();
+  for (const shape of SHAPES) {
+    const per: TurnFigures[][] = fronts.map(() => []);
+    for (let i = 0; i < runs; i++) for (const [k, f] of fronts.entries()) per[k].push(await runShape(f, shape, enqueue, String(i)));
+    out.set(shape.name, per.map(medians));
   }
-  await a.end();
   return out;
 }
 
-async function firstChunkRpc(fake: FakeAnthropic, hooks: Cleanup, runs: number): Promise<number[]> {
-  const home = tempDir(hooks);
-  const cwd = tempDir(hooks);
-  writeSettings(home, { ...FLOW_SETTINGS, model: SMALL_MODEL.id });
-  const d = startRpcDaemon(hooks, { home, fake, cwd });
-  await d.peer.initialize();
-  const s = await d.peer.request("createSession", { cwd });
-  const out: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    fake.enqueue(REPLY());
-    const from = d.peer.mark();
-    const t0 = performance.now();
-    const { runId } = await d.peer.request("prompt", { sessionId: s.sessionId, text: `question ${i}` });
-    await d.peer.waitEvent((e) => e.type === "message_update", "the first delta", from);
-    out.push(performance.now() - t0);
-    await d.peer.waitEvent((e) => e.type === "agent_end" && e.runId === runId, "the run's end", from);
-  }
-  d.endStdin();
-  await d.waitExit();
-  return out;
+async function bigWrite(fake: FakeAnthropic, front: Front, content: string): Promise<LargestLines> {
+  fake.enqueue(...bigWriteScript(content));
+  const turn = await front.turn("Write big.ts.");
+  const written = readFileSync(join(front.cwd, "big.ts"), "utf8");
+  if (written !== content) throw new Error(`${front.name}: big.ts was not written whole`);
+  return largestLines(turn.lines, LINE_LIMIT);
 }
 
 async function loadLarge(fake: FakeAnthropic, hooks: Cleanup, mb: number): Promise<{ loadMs: number; plainMs: number; updates: number; entries: number }> {
@@ -83,15 +72,48 @@ export async function runAcpBench(runs = Number(process.env.BENCH_RUNS ?? 20), m
   const fake = await startFakeAnthropic();
   const hooks = new Cleanup();
   try {
-    const rpc = await firstChunkRpc(fake, hooks, runs);
-    const viaAcp = await firstChunkAcp(fake, hooks, runs);
-    const rpcMs = round(median(rpc), 2);
-    const acpMs = round(median(viaAcp), 2);
-    console.log(table([["prompt → first text", "median ms", "runs"], ["pith --mode rpc", rpcMs, runs], ["pith acp", acpMs, runs]]));
-    console.log(`ACP ÷ pith's own protocol: ${round(acpMs / rpcMs, 2)}x`);
+    const fronts = [await rpcFront(fake, hooks), await acpFront(fake, hooks)];
+    const [rpcName, acpName] = fronts.map((f) => f.name);
+    const turns = await compareTurns(fake, fronts, runs);
+    const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : 0);
+    const rows: (string | number)[][] = [
+      [`median of ${runs}`, "first text ms", "", "", "turn ms", "", "", "CPU ms (mean)", "", "lines", "", "KB", ""],
+      ["", "rpc", "acp", "acp÷rpc", "rpc", "acp", "acp÷rpc", "rpc", "acp", "rpc", "acp", "rpc", "acp"],
+    ];
+    const figures: Record<string, unknown> = {};
+    for (const [name, [r, a]] of turns) {
+      rows.push([name, r.firstTextMs, a.firstTextMs, ratio(a.firstTextMs, r.firstTextMs), r.turnMs, a.turnMs, ratio(a.turnMs, r.turnMs), r.cpuMs, a.cpuMs, r.lines, a.lines, round(r.bytes / 1024), round(a.bytes / 1024)]);
+      figures[name] = { rpc: r, acp: a, firstTextRatio: ratio(a.firstTextMs, r.firstTextMs), turnRatio: ratio(a.turnMs, r.turnMs) };
+    }
+    console.log(`the same fake-model turn: prompt → first reply text, → the turn's last line, the daemon's CPU; ${rpcName} (rpc) against ${acpName} (acp)`);
+    console.log(table(rows));
+    const [short, burst, paced] = [SHORT, BURST, PACED].map((i) => turns.get(SHAPES[i].name)!);
+    // the cost of one more chunk: a long reply's figure beyond the short reply's, per extra delta
+    const perDelta = (long: TurnFigures[], shape: number, figure: (f: TurnFigures) => number) =>
+      [0, 1].map((k) => round(((figure(long[k]) - figure(short[k])) * 1000) / (SHAPES[shape].deltas - SHAPES[SHORT].deltas), 1));
+    const [cpuRpc, cpuAcp] = perDelta(paced, PACED, (f) => f.cpuMs);
+    const [wallRpc, wallAcp] = perDelta(burst, BURST, (f) => f.turnMs);
+    const perChunk = { pacedCpuUs: { rpc: cpuRpc, acp: cpuAcp, ratio: ratio(cpuAcp, cpuRpc) }, burstWallUs: { rpc: wallRpc, acp: wallAcp, ratio: ratio(wallAcp, wallRpc) } };
+    console.log(`one more streamed chunk, the daemon's CPU (${SHAPES[PACED].name} beyond the short reply, per delta): rpc ${cpuRpc} µs, acp ${cpuAcp} µs (${perChunk.pacedCpuUs.ratio}x)`);
+    console.log(`one more streamed chunk, wall time (${SHAPES[BURST].name}'s turn beyond the short reply's, per delta): rpc ${wallRpc} µs, acp ${wallAcp} µs (${perChunk.burstWallUs.ratio}x); text lines rpc ${burst[0].textLines}, acp ${burst[1].textLines}`);
+
+    const content = sourceText(1_000_000);
+    const [bigRpc, bigAcp] = [await bigWrite(fake, fronts[0], content), await bigWrite(fake, fronts[1], content)];
+    console.log(`a turn that writes a 1 MB file (${Buffer.byteLength(content).toLocaleString("en")} bytes):`);
+    console.log(`  acp: largest line ${describe(bigAcp.largest)}; ${bigAcp.over.length} line(s) over 64 KiB (${bigAcp.over.map((o) => o.what).join(", ")}); largest line without a block over 64 KiB: ${describe(bigAcp.largestWithoutBigBlock)}`);
+    console.log(`  rpc: largest line ${describe(bigRpc.largest)}; ${bigRpc.over.length} line(s) over 64 KiB (${bigRpc.over.map((o) => o.what).join(", ")})`);
+    for (const f of fronts) await f.end();
+
     const load = await loadLarge(fake, hooks, mb);
     console.log(`session/load of a ${mb} MB session (${load.entries} entries): ${round(load.loadMs)} ms for ${load.updates} updates; plain parse of the file ${round(load.plainMs)} ms (${round(load.loadMs / load.plainMs, 2)}x)`);
-    const result = { bench: "acp", runs, firstChunk: { rpcMs, acpMs, ratio: round(acpMs / rpcMs, 2) }, load: { mb, ...load, loadMs: round(load.loadMs), plainMs: round(load.plainMs), ratio: round(load.loadMs / load.plainMs, 2) } };
+    const result = {
+      bench: "acp",
+      runs,
+      turns: figures,
+      perChunk,
+      write1MB: { acp: bigAcp, rpc: { largest: bigRpc.largest, over: bigRpc.over.length } },
+      load: { mb, ...load, loadMs: round(load.loadMs), plainMs: round(load.plainMs), ratio: round(load.loadMs / load.plainMs, 2) },
+    };
     console.log(JSON.stringify(result));
     return result;
   } finally {

@@ -1,5 +1,8 @@
-// Claude models pith knows (Nov 2026 lineup), with window, output limit and list prices.
-// Settings can add or override entries, e.g. a model served by a compatible endpoint.
+// The models pith offers by default: the Claude models of the built-in catalog (./catalog.ts,
+// where their figures and sources are). Settings can add or override entries, e.g. a model
+// served by a compatible endpoint.
+import { ANTHROPIC_MODELS } from "./catalog/anthropic.js";
+import { catalogModelInfo } from "./catalog.js";
 import type { ModelInfo } from "./types.js";
 
 /** Anthropic's cache prices: writes (5 min) 1.25x input, reads 0.1x input. */
@@ -10,21 +13,7 @@ function round(n: number): number {
   return Math.round(n * 1e6) / 1e6;
 }
 
-function claude(id: string, name: string, contextWindow: number, maxOutputTokens: number, input: number, output: number, thinking: ModelInfo["thinking"]): ModelInfo {
-  return { id, provider: "anthropic", name, contextWindow, maxOutputTokens, pricing: priced(input, output), thinking };
-}
-
-export const BUILTIN_MODELS: readonly ModelInfo[] = [
-  claude("claude-fable-5-1", "Claude Fable 5.1", 1_000_000, 128_000, 10, 50, "adaptive"),
-  claude("claude-opus-5-5", "Claude Opus 5.5", 1_000_000, 128_000, 4, 20, "adaptive"),
-  claude("claude-sonnet-5-5", "Claude Sonnet 5.5", 1_000_000, 128_000, 2, 10, "adaptive"),
-  claude("claude-haiku-5-5", "Claude Haiku 5.5", 1_000_000, 128_000, 0.1, 0.5, "adaptive"),
-  claude("claude-opus-5", "Claude Opus 5", 1_000_000, 128_000, 5, 25, "adaptive"),
-  claude("claude-sonnet-5", "Claude Sonnet 5", 1_000_000, 128_000, 2, 10, "adaptive"),
-  claude("claude-opus-4-5", "Claude Opus 4.5", 200_000, 64_000, 5, 25, "budget"),
-  claude("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000, 64_000, 3, 15, "budget"),
-  claude("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, 64_000, 1, 5, "budget"),
-];
+export const BUILTIN_MODELS: readonly ModelInfo[] = ANTHROPIC_MODELS.map((e) => catalogModelInfo(e, "anthropic"));
 
 export const DEFAULT_MODEL_ID = "claude-sonnet-5-5";
 

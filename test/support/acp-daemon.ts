@@ -44,7 +44,15 @@ export interface AcpDaemon {
   end(): Promise<{ code: number | null; ms: number }>;
 }
 
-export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; clientCapabilities?: acp.ClientCapabilities; args?: string[] }): Promise<AcpDaemon> {
+export interface StartAcpOptions extends DaemonEnvOptions {
+  cwd?: string;
+  clientCapabilities?: acp.ClientCapabilities;
+  args?: string[];
+  /** what the client's ndJsonStream reads, made from the agent's stdout (e.g. a reader with a line limit) */
+  readStdout?: (stdout: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
+}
+
+export async function startAcp(t: Hooks, opts: StartAcpOptions): Promise<AcpDaemon> {
   const proc = spawn(process.execPath, [BIN, "acp", ...(opts.args ?? [])], { cwd: opts.cwd ?? opts.home, env: daemonEnv(opts), stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -86,7 +94,8 @@ export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string
       violations.push(`unexpected request ${method}`);
       throw acp.RequestError.methodNotFound(method);
     });
-  const stream = acp.ndJsonStream(Writable.toWeb(proc.stdin) as WritableStream<Uint8Array>, Readable.toWeb(proc.stdout) as ReadableStream<Uint8Array>);
+  const stdout = Readable.toWeb(proc.stdout) as ReadableStream<Uint8Array>;
+  const stream = acp.ndJsonStream(Writable.toWeb(proc.stdin) as WritableStream<Uint8Array>, opts.readStdout ? opts.readStdout(stdout) : stdout);
   const connection = app.connect(stream);
   const ctx = connection.agent;
   t.after(() => connection.close());
