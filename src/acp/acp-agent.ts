@@ -159,12 +159,12 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
       send(s.id, { sessionUpdate: "current_mode_update", currentModeId: params.modeId });
       return {};
     })
-    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => {
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       const s = get(params.sessionId);
       const value = parseOptionValue(params);
       try {
         if ("error" in value) throw acp.RequestError.invalidParams({ configId: params.configId }, value.error);
-        if ("model" in value) s.live.setModel(value.model);
+        if ("model" in value) await host.modelsReady(s.live.file.cwd).then(() => s.live.setModel(value.model));
         else if ("thinkingLevel" in value) s.live.setThinkingLevel(value.thinkingLevel);
         else s.live.setAutoCompaction(value.autoCompaction);
       } catch (err) {
@@ -181,9 +181,10 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         if ("error" in parsed) throw acp.RequestError.invalidParams(params, parsed.error);
         return parsed;
       },
-      ({ params }) => {
+      async ({ params }) => {
         const s = get(params.sessionId);
         try {
+          await host.modelsReady(s.live.file.cwd);
           s.live.setModel(params.modelId);
         } catch (err) {
           throw acpError(err, params.sessionId);

@@ -91,7 +91,7 @@ export class ModelResolver {
     for (const p of this.src.providers.values()) {
       if (p.problem) continue;
       for (const m of this.settingsModels()) if (m.provider === p.name) add(p, m.id);
-      for (const m of catalogModels()) if (catalogOwner(m.id) === p.name && p.builtin) add(p, m.id);
+      for (const m of catalogModels()) if (m.vendor === p.name && p.builtin) add(p, m.id);
       for (const m of this.src.discovered(p.name) ?? []) add(p, m.id);
     }
     out.push({ ...SCRIPTED_MODEL, hasKey: true });
@@ -115,7 +115,7 @@ export class ModelResolver {
   private describe(p: ResolvedProvider, id: string): ModelInfo {
     const fromSettings = this.settingsModels().find((m) => m.provider === p.name && m.id === id);
     const found = this.src.discovered(p.name)?.find((m) => m.id === id);
-    const catalog = catalogEntry(id);
+    const catalog = catalogEntry(id, p.name);
     let windowSource: WindowSource = "default";
     let contextWindow = DEFAULT_WINDOW[p.api];
     if (catalog) [contextWindow, windowSource] = [catalog.contextWindow, "catalog"];

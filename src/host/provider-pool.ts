@@ -2,6 +2,7 @@
 // connection pool) while the provider's settings stay the same; the offline script is one more.
 import type { Logger } from "pino";
 import { AnthropicProvider } from "../llm/anthropic.js";
+import { OllamaProvider } from "../llm/ollama.js";
 import { providerKey, type ResolvedProvider } from "../llm/provider-config.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
@@ -34,6 +35,8 @@ export class ProviderPool {
     switch (p.api) {
       case "anthropic":
         return new AnthropicProvider({ ...common, name: p.name });
+      case "ollama":
+        return new OllamaProvider({ ...common, name: p.name });
       default:
         throw new HostError(ErrorCode.InvalidParams, `provider "${p.name}": the ${p.api} API is not available in this build`, { reason: "ProviderMisconfigured", provider: p.name });
     }

@@ -1,5 +1,5 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
-// and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
+// and deletes sessions, gives each the providers its settings configure (host-models.ts),
 // routes permission questions to clients, and unloads idle sessions.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -12,20 +12,22 @@ import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
 import type { SessionSummary } from "../session/list.js";
 import type { SessionRef, SessionStore } from "../session/store.js";
-import { SessionError } from "../session/errors.js";
 import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
+import { hostErrorOf, movedError } from "./store-errors.js";
 import { LiveSession } from "./live-session.js";
+import { HostModels } from "./host-models.js";
 import type { ModelResolver } from "./model-resolver.js";
-import { ProviderPool } from "./provider-pool.js";
-import { sessionModels, type SessionModels } from "./session-models.js";
+import type { SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
+
+export { hostErrorOf } from "./store-errors.js";
 
 export interface HostOptions {
   /** the file store's folder; also kept out of the tools' reach whatever the store */
@@ -48,33 +50,14 @@ export interface HostOptions {
 }
 
 
-/** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
-function movedError(sessionId: string, owner: SessionOwner): HostError {
-  const where = owner.nodeId === null ? "nobody holds it now; open it again" : `node ${owner.nodeId}${owner.url ? ` at ${owner.url}` : ""} owns it`;
-  return new HostError(ErrorCode.SessionMoved, `session ${sessionId} is not this node's to write: ${where}`, { sessionId, owner });
-}
-
-/** Maps store errors to the protocol's codes. */
-export function hostErrorOf(err: unknown): HostError | undefined {
-  if (err instanceof HostError) return err;
-  if (err instanceof SessionError) {
-    if (err.code === "SessionMoved") return movedError(String(err.data?.sessionId), err.data?.owner as SessionOwner);
-    const code =
-      err.code === "SessionNotFound" ? ErrorCode.SessionNotFound : err.code === "EntryNotFound" ? ErrorCode.EntryNotFound : err.code === "SessionLocked" ? ErrorCode.SessionLocked : ErrorCode.InvalidParams;
-    // data.reason is the stable name; the store's own reason (a sentence) becomes detail
-    const { reason: detail, ...rest } = (err.data ?? {}) as Record<string, unknown>;
-    return new HostError(code, err.message, { ...rest, reason: err.code, ...(detail !== undefined ? { detail } : {}) });
-  }
-  return undefined;
-}
-
 export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
   readonly offline: boolean;
   readonly store: SessionStore;
   /** sessions another node took from this one, and who has them: answered with SessionMoved */
   private readonly moved = new Map<string, SessionOwner>();
-  private readonly providers: ProviderPool;
+  /** providers, their clients and what their servers serve */
+  readonly modelSources: HostModels;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
   private idleTimer?: NodeJS.Timeout;
@@ -83,7 +66,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
-    this.providers = new ProviderPool(options.logger, options.script ?? DEMO_SCRIPT);
+    this.modelSources = new HostModels(options.logger, options.script ?? DEMO_SCRIPT, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
     if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
     this.warnIfUnsandboxed();
@@ -99,8 +82,14 @@ export class SessionHost {
     return this.modelsFor(this.userSettings(cwd)).resolver;
   }
 
+  /** models(cwd) once each configured server answered what it serves (or 2 s passed) */
+  async modelsReady(cwd: string = process.cwd()): Promise<ModelResolver> {
+    await this.modelSources.ready(this.userSettings(cwd));
+    return this.models(cwd);
+  }
+
   private modelsFor(settings: Settings): SessionModels {
-    return sessionModels(settings, this.env, () => undefined);
+    return this.modelSources.for(settings);
   }
 
   /** The daemon's own cwd's models, for what it says at start (a bad settings file is reported later). */
@@ -177,7 +166,7 @@ export class SessionHost {
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
-      providerFor: (model) => this.providers.providerFor(model, models.providers),
+      providerFor: (model) => this.modelSources.providerFor(model, models.providers),
       resolveModel: (name) => models.resolver.resolve(name),
       defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),
@@ -206,6 +195,8 @@ export class SessionHost {
 
   async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
     const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
+    // a local server's window comes from its answer: wait for it (bounded) before choosing the model
+    await this.modelSources.ready(this.userSettings(cwd));
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
       const session = this.live(file, params.model);
@@ -241,6 +232,7 @@ export class SessionHost {
         }
         try {
           await opened.warmContextAsync();
+          await this.modelSources.ready(this.userSettings(opened.cwd));
           this.moved.delete(opened.sessionId);
           return this.live(opened);
         } catch (err) {
@@ -339,6 +331,7 @@ export class SessionHost {
   /** Aborts every run, waits for them to end, syncs and closes every file. */
   async shutdown(): Promise<void> {
     clearInterval(this.idleTimer);
+    this.modelSources.close();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.close().catch((err) => this.options.logger.error({ err }, "closing a session failed"))));

@@ -21,9 +21,9 @@ export interface SessionModels {
   offline: boolean;
 }
 
-export function sessionModels(settings: Settings, env: NodeJS.ProcessEnv, discovered: (provider: string) => readonly DiscoveredModel[] | undefined): SessionModels {
+export function sessionModels(settings: Settings, env: NodeJS.ProcessEnv, discovered: (provider: ResolvedProvider | undefined) => readonly DiscoveredModel[] | undefined): SessionModels {
   const providers = resolveProviders(settings.providers, env);
-  const resolver = new ModelResolver({ providers, settings, discovered });
+  const resolver = new ModelResolver({ providers, settings, discovered: (name) => discovered(providers.get(name)) });
   const vendor = VENDOR_DEFAULTS.find((v) => {
     const p = providers.get(v.provider);
     return p !== undefined && p.apiKeyEnv !== undefined && hasKey(p);

@@ -1,17 +1,24 @@
-// The catalog as the resolver reads it: an entry for an id as any provider serves it, and which
-// built-in provider sells it (so a bare vendor id like "claude-sonnet-5-5" needs no prefix).
-import { BUILTIN_MODELS } from "./models.js";
+// The catalog as the model resolver reads it: the figures for an id as any provider serves it,
+// and which built-in provider sells it first-party (so a bare vendor id like "claude-sonnet-5-5"
+// or "gpt-4.1" needs no prefix). Only exact ids and listed aliases name an owner: a loose match
+// ("qwen3-coder:30b" for Qwen3 Coder) gives figures, never a provider.
+import { CATALOG, catalogModelInfo, lookupModel, type CatalogEntry } from "./catalog.js";
 import type { ModelInfo } from "./types.js";
 
-export function catalogModels(): readonly ModelInfo[] {
-  return BUILTIN_MODELS;
+/** The entries a built-in provider sells, for its model list. */
+export function catalogModels(): readonly CatalogEntry[] {
+  return CATALOG.filter((e) => e.vendor !== undefined);
 }
 
-export function catalogEntry(id: string): ModelInfo | undefined {
-  return BUILTIN_MODELS.find((m) => m.id === id);
+/** The catalog's figures for `id` as `provider` serves it (free when the provider is not the vendor). */
+export function catalogEntry(id: string, provider: string): ModelInfo | undefined {
+  const match = lookupModel(id);
+  if (!match) return undefined;
+  return catalogModelInfo(match.entry, provider, { id, free: match.entry.vendor !== provider });
 }
 
 /** The built-in provider that sells this id, if one does. */
 export function catalogOwner(id: string): string | undefined {
-  return catalogEntry(id)?.provider;
+  const match = lookupModel(id);
+  return match && (match.how === "exact" || match.how === "alias") ? match.entry.vendor : undefined;
 }
