@@ -150,7 +150,8 @@ export class SessionCompaction {
       data: { class: "overflow", truncated: true, retryable: false, reportedTokens, estimatedTokens },
     });
     try {
-      await this.run("overflow", signal);
+      // the cut reply's usage counts only what the endpoint kept: the context is sized by estimate
+      await this.run("overflow", signal, undefined, undefined, true);
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "compaction after a cut prompt failed");
     }
@@ -180,7 +181,7 @@ export class SessionCompaction {
   }
 
   /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
-  run(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
+  run(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController, distrustUsage = false): Promise<StoredCompaction | null> {
     return runCompaction(
       {
         sessionId: this.host.sessionId,
@@ -194,6 +195,7 @@ export class SessionCompaction {
         emitUpdate: this.emitUpdate,
         emitUsage: () => this.emitUsage(),
         setActive: (controller) => (this.active = controller),
+        distrustUsage,
       },
       reason,
       outer,
