@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeOllama, ollamaText, ollamaToolCalls, type FakeOllama } from "../support/fake-ollama.js";
-import { agentEnd, bigText, byType, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { agentEnd, bigText, byType, runPith, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { tempDir } from "../support/tmp.js";
 
 let ollama: FakeOllama;
@@ -73,4 +73,20 @@ test("Ollama: a silently cut prompt is detected, the window learned, and the con
   assert.ok(ollama.chatRequests.length > before + 1);
   d.endStdin();
   await d.waitExit();
+});
+
+test("pith models: each provider's key and server, each model's window and its source", async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, { providers: { box: { api: "ollama", baseUrl: ollama.url }, gone: { api: "openai-completions", baseUrl: "http://127.0.0.1:9/v1" } } });
+  const r = await runPith(["models"], { home, cwd });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /box {2}\(ollama, http:\/\/127\.0\.0\.1:\d+\)\n {2}key: none needed\n {2}server: reachable \(ollama\): 1 model/);
+  assert.match(r.stdout, /box\/qwen3:8b\s+40960 tokens {2}\(discovered\)|qwen3:8b\s+40960 tokens {2}\(discovered\)/);
+  assert.match(r.stdout, /gone .*\n {2}key: none needed\n {2}server: unreachable: /);
+  assert.match(r.stdout, /anthropic .*\n {2}key: ANTHROPIC_API_KEY is not set/);
+  const json = await runPith(["models", "--json"], { home, cwd });
+  const parsed = JSON.parse(json.stdout) as { providers: { name: string; server: { status: string } | null }[]; models: { provider: string; id: string; windowSource: string }[] };
+  assert.equal(parsed.providers.find((p) => p.name === "box")?.server?.status, "ok");
+  assert.equal(parsed.models.find((m) => m.provider === "box")?.windowSource, "discovered");
 });
