@@ -44,7 +44,15 @@ export interface AcpDaemon {
   end(): Promise<{ code: number | null; ms: number }>;
 }
 
-export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string; clientCapabilities?: acp.ClientCapabilities; args?: string[] }): Promise<AcpDaemon> {
+export interface AcpStartOptions extends DaemonEnvOptions {
+  cwd?: string;
+  clientCapabilities?: acp.ClientCapabilities;
+  args?: string[];
+  /** registers the client's answers to more of pith's requests (fs/*, terminal/*); any other request is a violation */
+  handlers?: (app: acp.ClientApp) => void;
+}
+
+export async function startAcp(t: Hooks, opts: AcpStartOptions): Promise<AcpDaemon> {
   const proc = spawn(process.execPath, [BIN, "acp", ...(opts.args ?? [])], { cwd: opts.cwd ?? opts.home, env: daemonEnv(opts), stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
@@ -81,11 +89,12 @@ export async function startAcp(t: Hooks, opts: DaemonEnvOptions & { cwd?: string
       updates.push(params);
       for (const w of waiters) w();
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => permission(params, signal))
-    .onRequest("*", ({ method }) => {
-      violations.push(`unexpected request ${method}`);
-      throw acp.RequestError.methodNotFound(method);
-    });
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => permission(params, signal));
+  opts.handlers?.(app);
+  app.onRequest("*", ({ method }) => {
+    violations.push(`unexpected request ${method}`);
+    throw acp.RequestError.methodNotFound(method);
+  });
   const stream = acp.ndJsonStream(Writable.toWeb(proc.stdin) as WritableStream<Uint8Array>, Readable.toWeb(proc.stdout) as ReadableStream<Uint8Array>);
   const connection = app.connect(stream);
   const ctx = connection.agent;
