@@ -5,8 +5,16 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { EditorTerminal, TerminalExit } from "../tools/editor-ports.js";
 
+/**
+ * terminal/output answers with all the output the editor kept, in one message, and pith reads no
+ * message over 32 MiB (cli/acp-stdin.ts): JSON can spend 6 bytes on one byte of output (\u001b),
+ * so the editor is asked to keep at most 4 MiB, whatever pith's own output cap.
+ */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
 export function editorTerminal(client: acp.AgentContext, sessionId: string): EditorTerminal {
   return {
+    maxOutputBytes: MAX_OUTPUT_BYTES,
     async create(request) {
       const handle = await client.createTerminal({
         sessionId,

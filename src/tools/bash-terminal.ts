@@ -4,9 +4,10 @@
 //
 // The editor runs pith's launcher (terminal-launch.ts): the same sandbox, the same environment.
 // What differs from pith's own spawn:
-//   - the output: the editor keeps the last outputByteLimit bytes (pith's output cap) and pith
-//     reads them once the command is over, so a command is not killed for printing more (pith
-//     reads no byte while it runs); what the editor dropped is said in the result;
+//   - the output: the editor keeps the last outputByteLimit bytes (pith's output cap, or what one
+//     ACP message can carry back if that is less) and pith reads them once the command is over,
+//     so a command is not killed for printing more (pith reads no byte while it runs); what the
+//     editor dropped is said in the result;
 //   - abort and timeout: the editor is asked to kill the command, and pith kills the sandbox's
 //     processes itself too (it knows their group); the terminal is always released;
 //   - the terminal's id goes out in an update first (details.terminalId), for the client to show
@@ -33,7 +34,7 @@ const AFTER_EXIT_MS = 10_000;
 export async function runInEditorTerminal(params: BashParams, ctx: ToolContext, terminal: EditorTerminal, shell: string): Promise<ToolOutput> {
   let launch: TerminalLaunch;
   try {
-    launch = terminalLaunch(ctx, shell, `exec 2>&1; ${params.command}`);
+    launch = terminalLaunch(ctx, shell, `exec 2>&1; ${params.command}`, Math.min(ctx.maxOutputBytes ?? Infinity, terminal.maxOutputBytes ?? Infinity));
   } catch (err) {
     throw new ToolError(`Could not start the sandbox: ${(err as Error).message}`);
   }

@@ -49,5 +49,7 @@ export interface TerminalRun {
 }
 
 export interface EditorTerminal {
+  /** the most output the editor can hand back in one answer (the request's outputByteLimit is kept under it) */
+  readonly maxOutputBytes?: number;
   create(request: TerminalRequest): Promise<TerminalRun>;
 }

@@ -7,7 +7,7 @@ import { openExisting, withOpened, type Opened } from "./confined-fs.js";
 import { fsError, throwIfAborted } from "./errors.js";
 import { readThroughEditor, type EditorReader } from "./editor-files.js";
 import { bufferSource, scanLines, startLooksBinary, type ByteSource } from "./lines.js";
-import { resolvePath } from "./paths.js";
+import { isInside, policyRoots, resolvePath } from "./paths.js";
 import { MAX_BYTES, MAX_LINES, formatSize, sliceUtf8Head } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -56,7 +56,8 @@ async function runRead(params: ReadParams, ctx: ToolContext): Promise<ToolOutput
       // an image is sent as bytes, which an editor's text buffer cannot give: it is read from disk
       if (mimeType) return readImage(file.handle, shown, mimeType, info.size);
       const files = ctx.editor?.files;
-      if (!files?.readTextFile) return readText(file.handle, shown, params, ctx.signal);
+      // the full outputs pith keeps for the model are pith's files, in no editor's buffer
+      if (!files?.readTextFile || (await inSpillDir(file.real, ctx))) return readText(file.handle, shown, params, ctx.signal);
       // the bytes on disk tell binary from text; the editor would hand over a decoding of them
       if (await startLooksBinary(file.handle).catch((err) => Promise.reject(fsError(err, shown)))) throw binaryFile(shown);
       const text = await readThroughEditor(files as EditorReader, file.real, shown);
@@ -105,6 +106,11 @@ async function readImage(handle: FileHandle, shown: string, mimeType: string, si
     ],
     details: { mimeType, bytes: size },
   };
+}
+
+async function inSpillDir(real: string, ctx: ToolContext): Promise<boolean> {
+  const { realTemp } = await policyRoots(ctx);
+  return realTemp !== undefined && isInside(realTemp, real);
 }
 
 function binaryFile(shown: string): ToolError {

@@ -2,14 +2,14 @@
 // launcher, `/bin/sh -c <LAUNCHER> pith-launch <dir> ...`, that becomes exactly what pith would
 // spawn itself — bwrap with pith's arguments in a sandboxed session, `shell -c script` otherwise.
 //
-// Why a launcher and not the bare argv: the editor starts the process with its own environment,
-// which ACP lets pith add to but not replace, and an editor's environment may hold what tools must
-// never see (the API key pith itself was started with, the editor's agent sockets). The launcher
-// starts the command with `env -i` and the allow-listed environment only (tool-env.ts), read from
-// a file in the command's private directory (0700), so no value appears on a command line. In a
-// sandboxed session it also joins the command's cgroup and opens the descriptors bwrap reads
-// (sandbox-terminal.ts). stdin is /dev/null, as under pith's spawn: a command waiting for input
-// gets end-of-file instead of waiting on the editor's terminal.
+// Why a launcher and not the bare argv: the editor starts the process with an environment of its
+// own choosing (ACP's `env` is what the agent adds; editors start from their own), and an editor's
+// environment holds what tools must never see (the API key pith itself was started with, the
+// editor's agent sockets). The launcher starts the command with `env -i` and the allow-listed
+// environment only (tool-env.ts), read from a file in the command's private directory (0700), so
+// no value appears on a command line. In a sandboxed session it also joins the command's cgroup
+// and opens the descriptors the sandbox reads (sandbox-terminal.ts). stdin is /dev/null, as under
+// pith's spawn: a command waiting for input gets end-of-file instead of waiting on the terminal.
 //
 // Everything the launcher is given comes as positional arguments; the scripts below are fixed
 // text, so nothing from the model or the environment is ever parsed as shell code by it.
@@ -47,8 +47,11 @@ export interface TerminalLaunch {
 
 let envPath: string | undefined;
 
-/** The command line for `shell -c script` in the editor's terminal, as ctx says it must run. */
-export function terminalLaunch(ctx: ToolContext, shell: string, script: string): TerminalLaunch {
+/**
+ * The command line for `shell -c script` in the editor's terminal, as ctx says it must run; the
+ * editor keeps at most `outputLimit` bytes of its output (default: ctx.maxOutputBytes).
+ */
+export function terminalLaunch(ctx: ToolContext, shell: string, script: string, outputLimit = ctx.maxOutputBytes): TerminalLaunch {
   const dir = mkdtempSync(join(ctx.tempDir ?? tmpdir(), "terminal-"));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -60,7 +63,7 @@ export function terminalLaunch(ctx: ToolContext, shell: string, script: string):
       args: ["-c", ...args],
       env: definedOnly(env),
       cwd: ctx.cwd,
-      ...(ctx.maxOutputBytes !== undefined && Number.isFinite(ctx.maxOutputBytes) ? { outputByteLimit: ctx.maxOutputBytes } : {}),
+      ...(outputLimit !== undefined && Number.isFinite(outputLimit) ? { outputByteLimit: outputLimit } : {}),
     });
     if (!ctx.sandbox) return { request: request([PLAIN, "pith-launch", dir, envBin, shell, "-c", script]), cleanup };
     const sandbox = new TerminalSandbox(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell, script, dir);

@@ -77,7 +77,7 @@ test("terminal advertised, sandboxed session: terminal/create runs bwrap with pi
   const create = terms.requests[0].params as acp.CreateTerminalRequest;
   assert.equal(create.sessionId, s.sessionId);
   assert.equal(create.cwd, cwd);
-  assert.equal(create.outputByteLimit, 100 * 1024 * 1024, "pith's output cap (sandbox.limits.outputMB)");
+  assert.equal(create.outputByteLimit, 4 * 1024 * 1024, "pith's output cap (100 MiB), held to what one terminal/output answer can carry back");
   // pith's launcher, then the sandbox's command line: bwrap with pith's arguments
   assert.equal(create.command, "/bin/sh");
   const args = create.args ?? [];
@@ -186,6 +186,23 @@ test("terminal advertised, sandbox with its isolated network: slirp4netns joins 
   const result = lastToolResult();
   assert.match(result, /"text":"1"/, "the command saw slirp4netns's tap0");
   assert.doesNotMatch(result, /network could not be started/);
+  assert.deepEqual(a.violations, []);
+  await a.end();
+});
+
+test("terminal advertised: output past the limit is cut by the editor from the start; the model gets the tail, the spill file and a note saying so", async (t) => {
+  const { home, cwd } = setup(t, { sandbox: { mode: "off", limits: { outputMB: 1 } } });
+  t.after(() => drainFake(fake));
+  const terms = testTerminals();
+  const a = await startAcp(t, { home, fake, cwd, clientCapabilities: { terminal: true }, handlers: terms.handlers });
+  const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  fake.enqueue(toolUseReply("bash", { command: "seq 1 300000" }), textReply("ok"));
+  await a.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: "run it" }] });
+  assert.equal((terms.requests[0].params as acp.CreateTerminalRequest).outputByteLimit, 1024 * 1024);
+  const result = lastToolResult();
+  assert.match(result, /300000/, "the tail");
+  assert.match(result, /Output truncated.*Full output: \//);
+  assert.match(result, /The editor kept only the last 1 MB of the output/);
   assert.deepEqual(a.violations, []);
   await a.end();
 });
