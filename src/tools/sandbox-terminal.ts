@@ -53,7 +53,8 @@ export class TerminalSandbox {
   private poll?: NodeJS.Timeout;
   private watch?: NodeJS.Timeout;
   private hit?: LimitHit;
-  private finished = false;
+  /** killed or finished: the gate is never opened after this */
+  private stopped = false;
   /** why the network could not be set up (the command then ran without one) */
   networkProblem?: string;
 
@@ -89,7 +90,7 @@ export class TerminalSandbox {
   start(onLimit: (hit: LimitHit) => void): void {
     const look = () => {
       this.poll = undefined;
-      if (this.finished) return;
+      if (this.stopped) return;
       const m = /"child-pid"\s*:\s*(\d+)/.exec(readText(join(this.dir, "info")));
       if (!m) {
         this.poll = setTimeout(look, POLL_MS);
@@ -119,14 +120,15 @@ export class TerminalSandbox {
     }
   }
 
-  /** Kills the sandbox's processes (when its pid is known). */
+  /** Kills the sandbox's processes (when its pid is known); a command not started yet never will be. */
   async kill(graceMs: number): Promise<void> {
+    this.stopped = true;
     if (this.pid !== undefined) await killProcessGroup(this.pid, graceMs);
   }
 
   /** Once the command is gone: the limit it went past, if any; stops the network, removes the cgroup. */
   async finish(): Promise<LimitHit | undefined> {
-    this.finished = true;
+    this.stopped = true;
     clearTimeout(this.poll);
     clearInterval(this.watch);
     this.hit ??= this.cgroup?.hit();
@@ -138,7 +140,7 @@ export class TerminalSandbox {
   }
 
   private release(): void {
-    if (this.blockFd === undefined) return;
+    if (this.blockFd === undefined || this.stopped) return;
     try {
       writeSync(this.blockFd, "go\n");
     } catch {
