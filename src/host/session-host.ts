@@ -23,9 +23,9 @@ import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
 import { LiveSession } from "./live-session.js";
-import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
+import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
-import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
+import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
 
 export interface HostOptions {
   /** the file store's folder; also kept out of the tools' reach whatever the store */
@@ -46,7 +46,6 @@ export interface HostOptions {
   idleUnloadMs?: number;
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
-
 
 /** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
 function movedError(sessionId: string, owner: SessionOwner): HostError {
@@ -77,6 +76,8 @@ export class SessionHost {
   private readonly anthropic?: AnthropicProvider;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
+  /** where a session's tools find the editor serving it (a front that has one sets it: ACP's fs and terminal) */
+  editorLookup: EditorLookup = () => undefined;
   private idleTimer?: NodeJS.Timeout;
   /** project settings keys that were ignored, by file and key (each logged once) */
   private readonly ignoredSettings = new Map<string, SettingsWarning>();
@@ -183,7 +184,7 @@ export class SessionHost {
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
       appendSystemPrompt: settings.appendSystemPrompt,
-      tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }),
+      tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       requestPermission: (request) => this.permissionAsker(request),
