@@ -13,6 +13,7 @@ import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { AcpSession } from "./acp-session.js";
 import { availableCommandsUpdate, parseCommand } from "./commands.js";
 import { clientFeatures } from "./content.js";
+import { editorPortsFor } from "./editor-ports.js";
 import { promptFromBlocks, UnsupportedContent } from "./prompt-content.js";
 import { BadCursor, pageOf } from "./session-pages.js";
 import { historyUpdates } from "./replay.js";
@@ -81,6 +82,8 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
     return cwd;
   };
   host.setPermissionAsker(async (request) => sessions.get(request.sessionId)?.askPermission(request) ?? "deny");
+  // the sessions this connection follows use its editor's buffers and terminal, where it lends them
+  host.editorLookup = (sessionId) => (client && sessions.has(sessionId) ? editorPortsFor(client, sessionId, clientCaps) : undefined);
 
   return acp
     .agent({ name: "pith" })

@@ -14,7 +14,7 @@ import type { EventLine } from "../../protocol/events.js";
 import { compactionEventUpdates, type CompactionMemory } from "./compaction-updates.js";
 import { noticeOrNote, textChunk, type ClientFeatures } from "./content.js";
 import { argsOf, toolCallStart, toolStatusUpdate } from "./tool-calls.js";
-import { toolProgressUpdate, toolResultUpdate } from "./tool-results.js";
+import { terminalIdOf, toolProgressUpdate, toolResultUpdate } from "./tool-results.js";
 
 type Args = Record<string, unknown>;
 
@@ -142,6 +142,9 @@ function toolEnd(event: Ev<"tool_execution_end">, ctx: LiveContext): SessionUpda
   ctx.state.tools.delete(event.toolCallId);
   const result = { content: event.result.content, details: event.result.details, isError: event.isError };
   const end = toolResultUpdate(event.toolCallId, event.toolName, started?.args, result, ctx.cwd);
+  // a command in the editor's terminal: the terminal (and the reason it failed) is already shown,
+  // and it is released by now, so the end only sets the status
+  if (started && terminalIdOf(result.details) !== undefined) return [{ sessionUpdate: "tool_call_update", toolCallId: event.toolCallId, status: end.status }];
   if (started) return [end];
   // its start was before this client was listening: announce it, finished
   const announced = toolCallStart(event.toolCallId, event.toolName, undefined, ctx.cwd, end.status ?? "completed");

@@ -72,5 +72,26 @@ export function toolResultUpdate(toolCallId: string, name: string, args: unknown
 
 /** Output so far of a running call (bash streams it): replaces the call's content. */
 export function toolProgressUpdate(toolCallId: string, name: string, partial: ToolOutputLike): UpdateOf<"tool_call_update"> {
+  const terminalId = terminalIdOf(partial.details);
+  if (terminalId !== undefined) return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: terminalContent(terminalId, partial.content) };
   return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress", content: outputContent(name, partial.content, false) };
+}
+
+/** The editor's terminal a command runs in (bash's details.terminalId), when it runs in one. */
+export function terminalIdOf(details: unknown): string | undefined {
+  const id = (details as { terminalId?: unknown } | null | undefined)?.terminalId;
+  return typeof id === "string" && id.length > 0 ? id : undefined;
+}
+
+/**
+ * The terminal itself (the client shows its output live), then any note in prose (why the command
+ * failed): the output is the terminal's to show, so it is not repeated as text.
+ */
+function terminalContent(terminalId: string, content: unknown): ToolCallContent[] {
+  const notes: ToolCallContent[] = [];
+  for (const raw of Array.isArray(content) ? content : []) {
+    const block = contentBlock(raw);
+    if (block?.type === "text" && block.text.length > 0) notes.push({ type: "content", content: block });
+  }
+  return [{ type: "terminal", terminalId }, ...notes];
 }

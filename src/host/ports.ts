@@ -5,6 +5,7 @@
 // each other. The request shapes are the wire's (protocol/server-requests.ts), so a front
 // forwards them without reshaping.
 import type { ServerRequestParams } from "../../protocol/index.js";
+import type { EditorPorts } from "../tools/editor-ports.js";
 import type { SessionEvent } from "./event-buffer.js";
 
 /** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
@@ -34,3 +35,6 @@ export type BeforeCompactHook = (request: BeforeCompactRequest) => Promise<Befor
 
 /** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
 export type SessionListener = (event: SessionEvent, wire: string) => void;
+
+/** The editor of the client serving a session, when it lends its buffers or terminal (ACP); undefined: none. */
+export type EditorLookup = (sessionId: string) => EditorPorts | undefined;

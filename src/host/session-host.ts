@@ -23,9 +23,9 @@ import { LiveSession } from "./live-session.js";
 import { HostModels } from "./host-models.js";
 import type { ModelResolver } from "./model-resolver.js";
 import type { SessionModels } from "./session-models.js";
-import type { BeforeCompactHook, PermissionAsker } from "./ports.js";
+import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
-import { sandboxNetwork, toolPolicy } from "./tool-policy.js";
+import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
 
 export { hostErrorOf } from "./store-errors.js";
 
@@ -60,6 +60,8 @@ export class SessionHost {
   readonly modelSources: HostModels;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
+  /** where a session's tools find the editor serving it (a front that has one sets it: ACP's fs and terminal) */
+  editorLookup: EditorLookup = () => undefined;
   private idleTimer?: NodeJS.Timeout;
   /** project settings keys that were ignored, by file and key (each logged once) */
   private readonly ignoredSettings = new Map<string, SettingsWarning>();
@@ -173,7 +175,7 @@ export class SessionHost {
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
       appendSystemPrompt: settings.appendSystemPrompt,
-      tools: toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }),
+      tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       requestPermission: (request) => this.permissionAsker(request),

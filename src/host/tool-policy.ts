@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPoli
 import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
 import { unixSocketFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
+import type { EditorPorts } from "../tools/editor-ports.js";
 import type { ToolContext } from "../tools/types.js";
 
 // the session's own temp dir is part of its tool context; LiveSession removes it when it closes
@@ -17,7 +18,23 @@ export { removeSessionTempDir } from "./session-temp.js";
 export type SandboxSetting = "workspace-write" | "readonly" | "off";
 
 /** The tool context fields a session fixes (cwd, signal and callbacks come per call). */
-export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox" | "tempDir">;
+export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox" | "tempDir" | "editor">;
+
+/**
+ * A session's tools see the editor of whichever client serves the session at the time of each
+ * call: a client may attach or go away while the session lives, and the agent keeps its tool
+ * context from when it was built.
+ */
+export function sessionEditor(current: () => EditorPorts | undefined): EditorPorts {
+  return {
+    get files() {
+      return current()?.files;
+    },
+    get terminal() {
+      return current()?.terminal;
+    },
+  };
+}
 
 export interface ToolPolicyInput {
   cwd: string;

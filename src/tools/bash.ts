@@ -20,14 +20,18 @@
 // command printing forever would otherwise fill the disk with its spill file); in the sandbox, a
 // command that goes past its processes or memory limit (where a cgroup can count them) is killed
 // too. Each says which setting to raise.
+//
+// With an editor that lends its terminal (ACP terminal/create), the editor runs the command, in
+// the same sandbox and environment, so the user can watch and stop it there: bash-terminal.ts.
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
+import { bashResult, networkNote, type KillReason } from "./bash-result.js";
+import { runInEditorTerminal } from "./bash-terminal.js";
 import { findOnPath } from "./find-on-path.js";
-import { abortedError, throwIfAborted } from "./errors.js";
+import { throwIfAborted } from "./errors.js";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper, spawnTracked } from "./reaper.js";
-import type { LimitHit } from "./sandbox-cgroup.js";
 import { SandboxRun } from "./sandbox-run.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
@@ -46,15 +50,7 @@ const schema = z.object({
 });
 
 export type BashParams = z.infer<typeof schema>;
-
-export interface BashDetails {
-  exitCode: number | null;
-  signal?: string;
-  truncated: boolean;
-  totalLines: number;
-  totalBytes: number;
-  fullOutputPath?: string;
-}
+export type { BashDetails } from "./bash-result.js";
 
 export const bashTool: Tool<BashParams> = {
   name: "bash",
@@ -81,6 +77,8 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
   } catch {
     throw new ToolError(`The working directory ${ctx.cwd} does not exist`);
   }
+  const terminal = ctx.editor?.terminal;
+  if (terminal) return runInEditorTerminal(params, ctx, terminal, shell());
 
   const maxOutput = ctx.maxOutputBytes ?? Infinity;
   const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES, maxOutput);
@@ -105,7 +103,7 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
   return new Promise<ToolOutput>((resolve, reject) => {
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let pipesClosed = false;
-    let killedFor: "abort" | "timeout" | "output" | LimitHit | undefined;
+    let killedFor: KillReason | undefined;
     let killDone = false;
     let settled = false;
     let updateTimer: NodeJS.Timeout | undefined;
@@ -190,43 +188,10 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
       // background jobs may live on in the group: the reaper keeps it listed until they end
       if (child.pid !== undefined && !signalGroup(child.pid, 0)) reaper.untrack(child.pid);
       void Promise.all([output.finish(), sandbox?.finish()]).then(([out, hit]) => {
-        const details: BashDetails = {
-          exitCode: exit!.code,
-          ...(exit!.signal ? { signal: exit!.signal } : {}),
-          truncated: out.truncated,
-          totalLines: out.totalLines,
-          totalBytes: out.totalBytes,
-          ...(out.fullOutputPath ? { fullOutputPath: out.fullOutputPath } : {}),
-        };
-        const netNote = sandbox?.networkProblem && `[The sandbox's network could not be started (${sandbox.networkProblem}); the command ran without one.]`;
-        const body = [out.text, netNote].filter(Boolean).join("\n\n");
-        const withNote = (note: string) => (body.length > 0 ? `${body}\n\n${note}` : note);
-        if (killedFor === "abort") {
-          reject(new Error(withNote(abortedError("Command").message)));
-        } else if (killedFor === "output") {
-          reject(new ToolError(withNote(`Command killed: its output passed ${formatMiB(maxOutput)} (sandbox.limits.outputMB)`), details));
-        } else if (hit && ctx.sandbox) {
-          // the kernel may have killed a process before the watch saw it: the cgroup's count tells
-          reject(new ToolError(withNote(limitMessage(hit, ctx.sandbox.limits)), details));
-        } else if (killedFor === "timeout") {
-          reject(new ToolError(withNote(`Command timed out after ${params.timeout} seconds (it was killed)`), details));
-        } else if (exit!.code !== 0) {
-          const why = exit!.code === null ? `Command was killed by signal ${exit!.signal}` : `Command failed with exit code ${exit!.code}`;
-          reject(new ToolError(withNote(why), details));
-        } else {
-          resolve({ content: [{ type: "text", text: body.length > 0 ? body : "(no output)" }], details });
-        }
+        const end = bashResult({ out, exit: exit!, killedFor, hit, limits: ctx.sandbox?.limits, notes: [networkNote(sandbox?.networkProblem)], timeout: params.timeout, maxOutputBytes: maxOutput });
+        if (end.error) reject(end.error);
+        else resolve(end.output);
       }, reject);
     }
   });
-}
-
-function formatMiB(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MiB`;
-}
-
-function limitMessage(hit: LimitHit, limits: { processes: number; memoryMB: number }): string {
-  return hit === "memory"
-    ? `Command killed: it used more than ${limits.memoryMB} MiB of memory (sandbox.limits.memoryMB)`
-    : `Command killed: it tried to run more than ${limits.processes} processes at once (sandbox.limits.processes)`;
 }

@@ -10,6 +10,8 @@ export type LimitHit = "processes" | "memory";
 export interface CommandCgroup {
   /** puts a process (the command's gate, before it starts the command) in the cgroup */
   join(pid: number): void;
+  /** the cgroup.procs files a process writes its own pid to, to join (a launcher the editor starts) */
+  procsFiles: readonly string[];
   /** the limit the command went past so far, if any */
   hit(): LimitHit | undefined;
   /** removes the cgroup once its processes are gone (retried briefly: the kernel frees it late) */

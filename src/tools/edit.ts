@@ -10,11 +10,17 @@
 // is copied as it is. Decoding the file to text and writing the text back would turn any byte
 // that is not valid UTF-8 (a latin-1 comment, a stray byte) into U+FFFD on lines the edit never
 // touched. The file is opened once, checked, read and rewritten through that descriptor.
+//
+// With an editor that lends its buffers (ACP fs), the text is read from the editor and the result
+// handed back to it (editor-files.ts), each independently: the same byte-level replacement, done
+// on the editor's text, after the same checks of the file on disk.
+import { isUtf8 } from "node:buffer";
 import { z } from "zod";
 import { openExisting, replaceContent, withOpened } from "./confined-fs.js";
 import { editDiff } from "./edit-diff.js";
+import { readThroughEditor, writeThroughEditor, type EditorReader, type EditorWriter } from "./editor-files.js";
 import { throwIfAborted } from "./errors.js";
-import { looksBinary } from "./lines.js";
+import { looksBinary, startLooksBinary } from "./lines.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool } from "./types.js";
 
@@ -49,11 +55,17 @@ export const editTool: Tool<EditParams> = {
       async (file) => {
         if (file.stats.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
         if (!file.stats.isFile()) throw new ToolError(`${shown} is not a regular file`);
-        const raw = await file.handle.readFile();
-        if (looksBinary(raw)) throw new ToolError(`${shown} looks like a binary file; edit only changes text files`);
+        const editor = ctx.editor?.files;
+        const binary = () => new ToolError(`${shown} looks like a binary file; edit only changes text files`);
+        // the disk's bytes tell binary from text even when the editor's text is edited
+        if (editor?.readTextFile && (await startLooksBinary(file.handle))) throw binary();
+        const raw = editor?.readTextFile ? await readThroughEditor(editor as EditorReader, file.real, shown) : await file.handle.readFile();
+        if (looksBinary(raw)) throw binary();
         const edited = applyEdit(raw, params.oldText, params.newText, shown);
         throwIfAborted(ctx.signal);
-        await replaceContent(file, edited.bytes);
+        // the editor takes text: bytes that are not UTF-8 (kept as they were) can only go to disk
+        if (editor?.writeTextFile && isUtf8(edited.bytes)) await writeThroughEditor(editor as EditorWriter, file.real, edited.bytes.toString("utf8"), shown);
+        else await replaceContent(file, edited.bytes);
         return {
           content: [{ type: "text", text: `Edited ${shown}: replaced 1 occurrence (at line ${edited.firstChangedLine}).` }],
           details: { diff: edited.diff, firstChangedLine: edited.firstChangedLine },

@@ -33,3 +33,9 @@ export function abortedError(what = "Operation"): Error {
 export function throwIfAborted(signal: AbortSignal, what?: string): void {
   if (signal.aborted) throw abortedError(what);
 }
+
+/** The message of anything thrown (an Error, a JSON-RPC error object, a string). */
+export function messageOf(err: unknown): string {
+  if (err && typeof err === "object" && "message" in err && typeof err.message === "string") return err.message;
+  return String(err);
+}

@@ -154,6 +154,7 @@ export function v2CommandCgroup(parent: string, name: string, limits: SandboxLim
     join(pid) {
       writeFileSync(join(dir, "cgroup.procs"), String(pid));
     },
+    procsFiles: [join(dir, "cgroup.procs")],
     hit() {
       if (counter(join(dir, "memory.events"), "oom_kill") > 0) return "memory";
       if (counter(join(dir, "pids.events"), "max") > 0) return "processes";

@@ -132,6 +132,7 @@ function v1CommandCgroup(parent: { pids: string; mem: string }, name: string, li
       writeFileSync(join(pids, "cgroup.procs"), String(pid));
       writeFileSync(join(mem, "cgroup.procs"), String(pid));
     },
+    procsFiles: [join(pids, "cgroup.procs"), join(mem, "cgroup.procs")],
     hit() {
       if (counter(join(mem, "memory.oom_control"), "oom_kill") > 0) return "memory";
       if (counter(join(pids, "pids.events"), "max") > 0) return "processes";

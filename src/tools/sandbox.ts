@@ -63,6 +63,12 @@ export interface SandboxFds {
    * join from the outside.
    */
   rootInNamespace?: boolean;
+  /**
+   * The command gets a session of its own (setsid): in an editor's terminal it then has no
+   * controlling tty to push input into (TIOCSTI), and the sandbox's first process leads its own
+   * process group, which the daemon and its reaper signal by the pid bwrap reports.
+   */
+  newSession?: boolean;
 }
 
 /** What a sandboxed command sees of the file system besides the read-only root. */
@@ -129,6 +135,7 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
     "--die-with-parent",
     ...(policy.network === "host" ? [] : ["--unshare-net"]),
     ...(fds.rootInNamespace ? ["--unshare-user", "--uid", "0", "--gid", "0"] : []),
+    ...(fds.newSession ? ["--new-session"] : []),
     ...(fds.seccomp !== undefined ? ["--seccomp", String(fds.seccomp)] : []),
     ...(fds.info !== undefined ? ["--info-fd", String(fds.info)] : []),
     ...(fds.block !== undefined ? ["--block-fd", String(fds.block)] : []),

@@ -3,6 +3,7 @@
 // throw into an error result for the model, so a failing tool never ends a run.
 import type { z } from "zod";
 import type { ImageContent, TextContent } from "../messages/types.js";
+import type { EditorPorts } from "./editor-ports.js";
 import type { SandboxPolicy } from "./sandbox.js";
 
 export interface ToolContext {
@@ -26,6 +27,11 @@ export interface ToolContext {
   tempDir?: string;
   /** a command whose output passes this many bytes is killed (bash; default: no limit) */
   maxOutputBytes?: number;
+  /**
+   * The editor of the client serving the session, when it lends its buffers or terminal (read,
+   * write and edit, and bash, go through them); read at each call, since a client may come or go.
+   */
+  editor?: EditorPorts;
 }
 
 export type ToolOutput = {

@@ -50,6 +50,8 @@ export interface StartAcpOptions extends DaemonEnvOptions {
   args?: string[];
   /** what the client's ndJsonStream reads, made from the agent's stdout (e.g. a reader with a line limit) */
   readStdout?: (stdout: ReadableStream<Uint8Array>) => ReadableStream<Uint8Array>;
+  /** registers the client's answers to more of pith's requests (fs/*, terminal/*); any other request is a violation */
+  handlers?: (app: acp.ClientApp) => void;
 }
 
 export async function startAcp(t: Hooks, opts: StartAcpOptions): Promise<AcpDaemon> {
@@ -89,11 +91,12 @@ export async function startAcp(t: Hooks, opts: StartAcpOptions): Promise<AcpDaem
       updates.push(params);
       for (const w of waiters) w();
     })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => permission(params, signal))
-    .onRequest("*", ({ method }) => {
-      violations.push(`unexpected request ${method}`);
-      throw acp.RequestError.methodNotFound(method);
-    });
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => permission(params, signal));
+  opts.handlers?.(app);
+  app.onRequest("*", ({ method }) => {
+    violations.push(`unexpected request ${method}`);
+    throw acp.RequestError.methodNotFound(method);
+  });
   const stdout = Readable.toWeb(proc.stdout) as ReadableStream<Uint8Array>;
   const stream = acp.ndJsonStream(Writable.toWeb(proc.stdin) as WritableStream<Uint8Array>, opts.readStdout ? opts.readStdout(stdout) : stdout);
   const connection = app.connect(stream);
