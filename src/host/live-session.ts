@@ -100,7 +100,6 @@ export class LiveSession {
   set permissionMode(mode: PermissionMode) { this.settings.permissionMode = mode; }
 
   // -- events --
-
   subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {
     return this.events.subscribe(listener, afterSeq, streamId);
   }
@@ -118,7 +117,6 @@ export class LiveSession {
   }
 
   // -- reads --
-
   get isRunning(): boolean {
     return this.agent.isRunning;
   }
@@ -185,7 +183,6 @@ export class LiveSession {
   }
 
   // -- runs --
-
   private makeAgent(): Agent {
     const { agent, overheadTokens } = buildSessionAgent({
       file: this.file,
@@ -261,7 +258,6 @@ export class LiveSession {
   }
 
   // -- exclusive operations --
-
   /** A manual compaction (the `compact` method). */
   compact(instructions?: string): Promise<ResultOf<"compact">> {
     return this.exclusive("compaction", async (signal) => {
@@ -315,7 +311,6 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
   }
 
   // -- changes allowed at any time --
-
   setAutoCompaction(enabled: boolean): ResultOf<"setAutoCompactionEnabled"> {
     this.compaction.setAuto(enabled);
     return { enabled };

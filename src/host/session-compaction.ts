@@ -138,6 +138,9 @@ export class SessionCompaction {
    * automatic-compaction setting (an overflow is recovered from the same way). True when it did.
    */
   private async afterTruncation(signal: AbortSignal): Promise<boolean> {
+    // the vendors' APIs refuse a prompt too long; only local and compatible servers cut one
+    const api = this.host.model().api;
+    if (api !== "ollama" && api !== "openai-completions") return false;
     const ctx = this.host.file.buildContext();
     const cut = detectTruncation(ctx.messages, this.host.overheadTokens());
     if (!cut || cut.reply.timestamp === this.judged) return false;
