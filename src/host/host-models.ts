@@ -31,9 +31,9 @@ export class HostModels {
     return this.pool.providerFor(model, providers);
   }
 
-  /** Waits (bounded) for the first answer of each server `settings` configure. */
-  async ready(settings: Settings, waitMs?: number): Promise<void> {
-    await this.discovery.ready(this.for(settings).providers.values(), waitMs);
+  /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */
+  ready(settings: Settings, waitMs?: number): Promise<void> | undefined {
+    return this.discovery.ready(this.for(settings).providers.values(), waitMs);
   }
 
   /** Each configured provider's discovery state (undefined: not asked); `refresh` asks again first. */

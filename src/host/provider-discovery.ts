@@ -27,9 +27,16 @@ export class ProviderDiscovery {
     return state?.status === "ok" ? state.models : undefined;
   }
 
-  /** Waits, at most `waitMs`, for each provider's first answer (listModels, a model being chosen). */
-  async ready(providers: Iterable<ResolvedProvider>, waitMs = 2000): Promise<void> {
-    await Promise.all([...providers].map((p) => this.cacheFor(p)?.get(waitMs)));
+  /**
+   * Waits, at most `waitMs`, for each provider's first answer (listModels, a model being chosen);
+   * undefined when there is nothing to wait for, so callers go on in the same turn of the loop.
+   */
+  ready(providers: Iterable<ResolvedProvider>, waitMs = 2000): Promise<void> | undefined {
+    const waits = [...providers].flatMap((p) => {
+      const cache = this.cacheFor(p);
+      return cache && cache.state().status === "pending" ? [cache.get(waitMs)] : [];
+    });
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => undefined);
   }
 
   /** Each provider's state, for `pith models`; refreshed first when asked. */

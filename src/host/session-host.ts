@@ -86,7 +86,8 @@ export class SessionHost {
 
   /** models(cwd) once each configured server answered what it serves (or 2 s passed) */
   async modelsReady(cwd: string = process.cwd()): Promise<ModelResolver> {
-    await this.modelSources.ready(this.userSettings(cwd));
+    const discovering = this.modelSources.ready(this.userSettings(cwd));
+    if (discovering) await discovering;
     return this.models(cwd);
   }
 
@@ -198,7 +199,8 @@ export class SessionHost {
   async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
     const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
     // a local server's window comes from its answer: wait for it (bounded) before choosing the model
-    await this.modelSources.ready(this.userSettings(cwd));
+    const discovering = this.modelSources.ready(this.userSettings(cwd));
+    if (discovering) await discovering;
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
       const session = this.live(file, params.model);
@@ -234,7 +236,8 @@ export class SessionHost {
         }
         try {
           await opened.warmContextAsync();
-          await this.modelSources.ready(this.userSettings(opened.cwd));
+          const discovering = this.modelSources.ready(this.userSettings(opened.cwd));
+          if (discovering) await discovering;
           this.moved.delete(opened.sessionId);
           return this.live(opened);
         } catch (err) {
