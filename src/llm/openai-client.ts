@@ -28,7 +28,8 @@ export interface OpenAIClientOptions {
 /**
  * Error bodies as servers send them, reshaped to {"error": {...}}:
  * - a JSON array of errors (Gemini's OpenAI-compatible endpoint): the first one;
- * - an error object at the top level (vLLM before 0.10, Mistral: {"object":"error","message":...}): wrapped;
+ * - an error object at the top level (vLLM before 0.10, Mistral: {"object":"error","message":...}):
+ *   wrapped (the SDK does this too since 7.x; done here as well so no SDK update can undo it);
  * - FastAPI's {"detail": "..."}: wrapped as the message.
  * Anything else (OpenAI's shape, a string `error` as LM Studio sends, plain text) is left alone.
  */
