@@ -12,7 +12,7 @@
 // stream_options.include_usage) in a last chunk with no choices.
 import type OpenAI from "openai";
 import { randomBytes } from "node:crypto";
-import { COMPLETIONS_API, REASONING_FIELDS, toCompletionsMessages, toCompletionsTools } from "./openai-completions-convert.js";
+import { COMPLETIONS_API, toCompletionsMessages, toCompletionsTools, type ReasoningField } from "./openai-completions-convert.js";
 import { createOpenAIClient, isOpenAIEndpoint, reasoningEffort, type OpenAIClientOptions } from "./openai-client.js";
 import { classifyOpenAIError } from "./openai-errors.js";
 import { PartialMessage } from "./partial.js";
@@ -45,7 +45,7 @@ function usageOf(u: ChunkUsage): RawUsage {
   return { input: Math.max(0, (u.prompt_tokens ?? 0) - cached), output: u.completion_tokens ?? 0, cacheRead: cached };
 }
 
-/** Turns chunks into the message and its events. */
+/** Turns chunks into the message and its events (pushed to `out`: no generator per chunk, the hot path). */
 class ChunkReader {
   usage: RawUsage = {};
   finishReason: string | null = null;
@@ -69,7 +69,7 @@ class ChunkReader {
     return index;
   }
 
-  *read(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<StreamEvent> {
+  read(chunk: OpenAI.Chat.ChatCompletionChunk, out: StreamEvent[]): void {
     // Moonshot and some others put usage on the choice instead
     const usage = (chunk.usage ?? (chunk.choices?.[0] as { usage?: ChunkUsage } | undefined)?.usage) as ChunkUsage | null | undefined;
     if (usage) this.usage = usageOf(usage);
@@ -77,22 +77,21 @@ class ChunkReader {
     if (!choice) return;
     const delta = choice.delta as Delta | undefined;
     if (delta) {
-      for (const field of REASONING_FIELDS) {
-        const text = delta[field];
-        if (!text) continue;
+      // a server that sends both fields sends the same text twice: the first one counts
+      const field: ReasoningField | undefined = delta.reasoning_content ? "reasoning_content" : delta.reasoning ? "reasoning" : undefined;
+      if (field) {
         const isNew = this.current?.kind !== "thinking";
         const index = this.open("thinking");
         if (isNew) this.partial.signature(index, field);
-        yield this.partial.thinking(index, text);
-        break; // a server that sends both fields sends the same text twice
+        out.push(this.partial.thinking(index, delta[field]!));
       }
-      if (delta.content) yield this.partial.text(this.open("text"), delta.content);
-      if (delta.tool_calls) yield* this.toolDeltas(delta.tool_calls);
+      if (delta.content) out.push(this.partial.text(this.open("text"), delta.content));
+      if (delta.tool_calls) this.toolDeltas(delta.tool_calls, out);
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
-  private *toolDeltas(calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[]): Generator<StreamEvent> {
+  private toolDeltas(calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[], out: StreamEvent[]): void {
     for (const call of calls) {
       const key = call.index ?? 0;
       let index = this.tools.get(key);
@@ -101,20 +100,20 @@ class ChunkReader {
         this.tools.set(key, index);
         this.current = { kind: "tool", index };
         // servers that give no id still need one for the result to answer
-        yield this.partial.beginToolCall(index, call.id || `call_${randomBytes(12).toString("hex")}`, call.function?.name ?? "");
+        out.push(this.partial.beginToolCall(index, call.id || `call_${randomBytes(12).toString("hex")}`, call.function?.name ?? ""));
       } else if (call.function?.name) {
         const block = this.partial.message.content[index];
         if (block?.type === "toolCall" && !block.name) block.name = call.function.name;
       }
-      if (call.function?.arguments) yield this.partial.toolJsonDelta(index, call.function.arguments);
+      if (call.function?.arguments) out.push(this.partial.toolJsonDelta(index, call.function.arguments));
     }
   }
 
   /** ends the tool calls (their arguments are complete only now), in the order they started */
-  *finish(): Generator<StreamEvent> {
+  finish(out: StreamEvent[]): void {
     for (const index of this.tools.values()) {
       const end = this.partial.endBlock(index);
-      if (end) yield end;
+      if (end) out.push(end);
     }
   }
 }
@@ -154,17 +153,21 @@ export class OpenAICompletionsProvider implements Provider {
     const partial = new PartialMessage({ ...request.model, provider: this.name }, COMPLETIONS_API);
     const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
     const reader = new ChunkReader(partial);
+    const out: StreamEvent[] = [];
     try {
       yield partial.start();
       const stream = await this.client.chat.completions.create(this.buildParams(request), { signal: watch.signal });
       for await (const chunk of stream) {
         watch.touch();
-        yield* reader.read(chunk);
+        reader.read(chunk, out);
+        for (let i = 0; i < out.length; i++) yield out[i];
+        out.length = 0;
       }
       // the SDK ends an aborted stream quietly
       const stopped = watch.stopError();
       if (stopped) throw stopped;
-      yield* reader.finish();
+      reader.finish(out);
+      yield* out;
       partial.message.usage = makeUsage(reader.usage, request.model.pricing);
       const reason = reader.finishReason;
       if (reason === null) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the reply was complete (no finish_reason)" });

@@ -41,7 +41,7 @@ function usageOf(u: OpenAI.Responses.ResponseUsage): RawUsage {
   return { input: Math.max(0, (u.input_tokens ?? 0) - cached - written), output: u.output_tokens ?? 0, cacheRead: cached, cacheWrite: written };
 }
 
-/** Turns events into the message and its events. */
+/** Turns events into the message and its events (pushed to `out`: no generator per event, the hot path). */
 class EventReader {
   usage: RawUsage = {};
   /** the final response, once response.completed or response.incomplete arrived */
@@ -54,38 +54,38 @@ class EventReader {
 
   constructor(private readonly partial: PartialMessage) {}
 
-  *read(ev: Event): Generator<StreamEvent> {
+  read(ev: Event, out: StreamEvent[]): void {
     switch (ev.type) {
       case "response.output_item.added":
-        yield* this.added(ev.output_index, ev.item);
+        this.added(ev.output_index, ev.item, out);
         break;
       case "response.reasoning_summary_part.added": {
         // summary parts are paragraphs of one thinking block
         const index = this.blocks.get(ev.output_index);
-        if (index !== undefined && ev.summary_index > 0) yield this.partial.thinking(index, "\n\n");
+        if (index !== undefined && ev.summary_index > 0) out.push(this.partial.thinking(index, "\n\n"));
         break;
       }
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta": {
         const index = this.blocks.get(ev.output_index);
-        if (index !== undefined) yield this.partial.thinking(index, ev.delta);
+        if (index !== undefined) out.push(this.partial.thinking(index, ev.delta));
         break;
       }
       case "response.output_text.delta":
       case "response.refusal.delta": {
         const index = this.blocks.get(ev.output_index);
-        if (index !== undefined) yield this.partial.text(index, ev.delta);
+        if (index !== undefined) out.push(this.partial.text(index, ev.delta));
         break;
       }
       case "response.function_call_arguments.delta": {
         const index = this.blocks.get(ev.output_index);
         if (index === undefined) break;
         this.argsStreamed.add(index);
-        yield this.partial.toolJsonDelta(index, ev.delta);
+        out.push(this.partial.toolJsonDelta(index, ev.delta));
         break;
       }
       case "response.output_item.done":
-        yield* this.done(ev.output_index, ev.item);
+        this.done(ev.output_index, ev.item, out);
         break;
       case "response.completed":
       case "response.incomplete":
@@ -101,7 +101,7 @@ class EventReader {
     }
   }
 
-  private *added(outputIndex: number, item: OutputItem): Generator<StreamEvent> {
+  private added(outputIndex: number, item: OutputItem, out: StreamEvent[]): void {
     if (item.type !== "reasoning" && item.type !== "message" && item.type !== "function_call") return;
     const index = this.next++;
     this.blocks.set(outputIndex, index);
@@ -110,11 +110,11 @@ class EventReader {
     else {
       this.hasToolCalls = true;
       // Pi's form: both ids, the call id to pair the result, the item id to pair the reasoning
-      yield this.partial.beginToolCall(index, item.id ? `${item.call_id}|${item.id}` : item.call_id, item.name);
+      out.push(this.partial.beginToolCall(index, item.id ? `${item.call_id}|${item.id}` : item.call_id, item.name));
     }
   }
 
-  private *done(outputIndex: number, item: OutputItem): Generator<StreamEvent> {
+  private done(outputIndex: number, item: OutputItem, out: StreamEvent[]): void {
     const index = this.blocks.get(outputIndex);
     if (index === undefined) return;
     const block = this.partial.message.content[index];
@@ -127,9 +127,9 @@ class EventReader {
       block.textSignature = encodeTextSignature(item.id, item.phase);
     } else if (item.type === "function_call" && block?.type === "toolCall") {
       // a server that sends the arguments only whole
-      if (!this.argsStreamed.has(index) && item.arguments) yield this.partial.toolJsonDelta(index, item.arguments);
+      if (!this.argsStreamed.has(index) && item.arguments) out.push(this.partial.toolJsonDelta(index, item.arguments));
       const end = this.partial.endBlock(index);
-      if (end) yield end;
+      if (end) out.push(end);
     }
   }
 }
@@ -177,12 +177,15 @@ export class OpenAIResponsesProvider implements Provider {
     const partial = new PartialMessage({ ...request.model, provider: this.name }, RESPONSES_API);
     const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
     const reader = new EventReader(partial);
+    const out: StreamEvent[] = [];
     try {
       yield partial.start();
       const stream = await this.client.responses.create(this.buildParams(request), { signal: watch.signal });
       for await (const ev of stream) {
         watch.touch();
-        yield* reader.read(ev);
+        reader.read(ev, out);
+        for (let i = 0; i < out.length; i++) yield out[i];
+        out.length = 0;
       }
       // the SDK ends an aborted stream quietly
       const stopped = watch.stopError();

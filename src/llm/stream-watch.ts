@@ -8,7 +8,10 @@ export class StreamWatch {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly onAbort = () => this.controller.abort();
-  private lastEvent = Date.now();
+  /** bumped by every event: cheaper than reading the clock on the hot path */
+  private seq = 0;
+  private seenSeq = 0;
+  private lastChange = Date.now();
   private stalled = false;
 
   constructor(
@@ -20,7 +23,13 @@ export class StreamWatch {
     // a stall check a few times per idle period, instead of re-arming a timer on every event
     this.timer = setInterval(
       () => {
-        if (Date.now() - this.lastEvent < this.idleTimeoutMs) return;
+        const now = Date.now();
+        if (this.seq !== this.seenSeq) {
+          this.seenSeq = this.seq;
+          this.lastChange = now;
+          return;
+        }
+        if (now - this.lastChange < this.idleTimeoutMs) return;
         this.stalled = true;
         this.controller.abort();
       },
@@ -35,7 +44,7 @@ export class StreamWatch {
 
   /** something arrived: the stream is alive */
   touch(): void {
-    this.lastEvent = Date.now();
+    this.seq++;
   }
 
   /**

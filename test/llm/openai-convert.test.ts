@@ -118,7 +118,7 @@ test("an OpenAI-made history (encrypted reasoning, call_|fc_ ids, reasoning_cont
 
   // and back to OpenAI: each API gets its own reasoning back, the other's dropped
   const chat = toCompletionsMessages("", history, "local").messages;
-  assert.equal((chat[4] as Record<string, unknown>).reasoning_content, "Now b.");
+  assert.equal((chat[4] as unknown as Record<string, unknown>).reasoning_content, "Now b.");
   assert.equal((chat[4] as { tool_calls: { id: string }[] }).tool_calls[0].id, vllmId, "the server's own id goes back unchanged");
   assert.equal((chat[1] as { tool_calls: { id: string }[] }).tool_calls[0].id, "call_Abc123_fc_fake1_1");
   const input = toResponsesInput(history, { provider: "openai", model: "gpt-fake" }).input;
