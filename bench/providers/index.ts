@@ -7,9 +7,9 @@ import { chatCompletionsCase, responsesCase } from "./openai.js";
 
 export const PROVIDER_CASES: ProviderBenchCase[] = [chatCompletionsCase, responsesCase];
 
-export async function runProvidersBench(options: { log?: (line: string) => void } = {}): Promise<ProviderFigures[]> {
+export async function runProvidersBench(options: { deltas?: number; runs?: number; log?: (line: string) => void } = {}): Promise<ProviderFigures[]> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const figures = await runProviderCases(PROVIDER_CASES, { log });
+  const figures = await runProviderCases(PROVIDER_CASES, { ...options, log });
   log("");
   log(JSON.stringify({ bench: "providers", figures }));
   return figures;
