@@ -48,6 +48,8 @@ function usageOf(u: ChunkUsage): RawUsage {
 /** Turns chunks into the message and its events (pushed to `out`: no generator per chunk, the hot path). */
 class ChunkReader {
   usage: RawUsage = {};
+  /** a usage chunk arrived: the server reached the end of its reply */
+  sawUsage = false;
   finishReason: string | null = null;
   private current: { kind: "text" | "thinking" | "tool"; index: number } | undefined;
   private next = 0;
@@ -72,7 +74,10 @@ class ChunkReader {
   read(chunk: OpenAI.Chat.ChatCompletionChunk, out: StreamEvent[]): void {
     // Moonshot and some others put usage on the choice instead
     const usage = (chunk.usage ?? (chunk.choices?.[0] as { usage?: ChunkUsage } | undefined)?.usage) as ChunkUsage | null | undefined;
-    if (usage) this.usage = usageOf(usage);
+    if (usage) {
+      this.usage = usageOf(usage);
+      this.sawUsage = true;
+    }
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta as Delta | undefined;
@@ -170,7 +175,8 @@ export class OpenAICompletionsProvider implements Provider {
       yield* out;
       partial.message.usage = makeUsage(reader.usage, request.model.pricing);
       const reason = reader.finishReason;
-      if (reason === null) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the reply was complete (no finish_reason)" });
+      // a server that names no finish_reason but sent its closing usage finished; otherwise the reply was cut
+      if (reason === null && !reader.sawUsage) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the reply was complete (no finish_reason)" });
       if (reason === "content_filter") throw new ProviderError({ errorClass: "fatal", message: "the server's content filter stopped the reply (finish_reason content_filter)" });
       // some servers say "stop" after tool calls
       partial.message.stopReason = reason === "length" ? "length" : reason === "tool_calls" || reason === "function_call" || reader.hasToolCalls ? "toolUse" : "stop";

@@ -140,6 +140,12 @@ test("finish reasons: length, content_filter; a stream that ends without one is 
   const cut = await collect(provider, { messages: [user("hi")] });
   assert.equal(cut.error?.errorClass, "transient");
   assert.equal(cut.final.stopReason, "error");
+  // a server that just stops: no finish_reason, no closing usage
+  server.enqueue(cutConnection({ reply: { content: [{ type: "text", text: "partial" }] }, clean: true }));
+  const stopped = await collect(provider, { messages: [user("hi")] });
+  assert.equal(stopped.error?.errorClass, "transient");
+  assert.match(stopped.error!.message, /no finish_reason/);
+  assert.deepEqual(stopped.final.content, [{ type: "text", text: "partial" }]);
 });
 
 test("abort mid-stream ends it at once as an aborted message; a silent stream times out as transient", async (t) => {

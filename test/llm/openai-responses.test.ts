@@ -119,6 +119,7 @@ test("errors: event: error mid-stream, response.failed, overflow before and insi
     [rateLimited(3), "transient", (e) => assert.equal(e.retryAfterMs, 3000)],
     [authError(), "auth", () => undefined],
     [cutConnection({ afterFrames: 4 }), "transient", () => undefined],
+    [cutConnection({ afterFrames: 4, clean: true }), "transient", (e) => assert.match(e.message, /ended before the response was complete/)],
   ];
   for (const [scenario, errorClass, check] of cases) {
     server.enqueue(scenario as never);

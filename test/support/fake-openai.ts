@@ -27,7 +27,8 @@
 //   before its finish), then the error inside the 200 stream: Chat Completions `data: {"error": ...}`
 //   (llama.cpp, OpenRouter); Responses `event: error` (style "event", default) or
 //   `event: response.failed` (style "failed").
-// - { kind: "cut", reply?, afterFrames?, beforeHeaders? }: frames, then the socket destroyed.
+// - { kind: "cut", reply?, afterFrames?, beforeHeaders?, clean? }: frames, then the socket destroyed
+//   (clean: the response just ends, as a server that stops without finishing its reply).
 // - { kind: "hang", reply?, afterFrames?, beforeHeaders? }: headers (and frames), then silence.
 //
 // setContextLimit(maximum, server) makes it refuse prompts over a window like a real endpoint
@@ -70,6 +71,8 @@ export interface CutScenario {
   reply?: ReplySpec;
   afterFrames?: number;
   beforeHeaders?: boolean;
+  /** end the response cleanly instead of destroying the socket (a server that just stops) */
+  clean?: boolean;
 }
 export interface HangScenario {
   kind: "hang";
@@ -309,6 +312,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         const p = partial(scenario.reply, scenario.afterFrames, (f) => f.terminal);
         sseHead(p.s);
         if (!(await sendFrames(p.frames, p.s.delayMs ?? 0))) return;
+        if (scenario.clean) return void res.end();
         return cutNow();
       }
       case "hang": {
