@@ -55,6 +55,7 @@ class ChunkReader {
   private next = 0;
   /** the server's tool-call index -> content index, in the order the calls started */
   private readonly tools = new Map<number, number>();
+  private lastKey: number | undefined;
 
   constructor(private readonly partial: PartialMessage) {}
 
@@ -96,9 +97,18 @@ class ChunkReader {
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
+  /** the call a delta continues: by its index; by its id where a server sends no index (Gemini's endpoint has) */
+  private keyOf(call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): number {
+    if (typeof call.index === "number") return call.index;
+    const last = this.lastKey === undefined ? undefined : this.partial.message.content[this.tools.get(this.lastKey)!];
+    if (last?.type === "toolCall" && (!call.id || call.id === last.id)) return this.lastKey!;
+    return -1 - this.tools.size; // a new call, on a key no server index can take
+  }
+
   private toolDeltas(calls: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall[], out: StreamEvent[]): void {
     for (const call of calls) {
-      const key = call.index ?? 0;
+      const key = this.keyOf(call);
+      this.lastKey = key;
       let index = this.tools.get(key);
       if (index === undefined) {
         index = this.next++;

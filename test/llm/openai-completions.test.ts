@@ -126,6 +126,10 @@ test("servers' quirks: usage on the finish chunk (llama.cpp), DeepSeek's cache f
   const whole = await collect(provider, { messages: [user("hi")] });
   assert.equal(whole.final.stopReason, "toolUse", "a server that says stop after tool calls still asked for them");
   assert.deepEqual((whole.final.content[0] as { arguments: unknown }).arguments, { path: "." });
+  // deltas without an index: the id tells the calls apart, and pieces without one continue the last call
+  server.enqueue(reply([{ type: "tool_call", name: "ls", arguments: { path: "a" }, id: "g1" }, { type: "tool_call", name: "ls", arguments: { path: "b" }, id: "g2" }], { omitToolIndex: true, argsChunkSize: 3 }));
+  const noIndex = await collect(provider, { messages: [user("hi")] });
+  assert.deepEqual(noIndex.final.content.map((b) => (b.type === "toolCall" ? [b.id, b.arguments] : b.type)), [["g1", { path: "a" }], ["g2", { path: "b" }]]);
 });
 
 test("finish reasons: length, content_filter; a stream that ends without one is an error", async (t) => {

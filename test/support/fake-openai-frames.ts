@@ -42,6 +42,8 @@ export interface ReplySpec {
   interleaveToolCalls?: boolean;
   /** each call in one chunk, arguments whole (Ollama's compatible endpoint) */
   toolCallsWhole?: boolean;
+  /** tool-call deltas without their `index` (Gemini's compatible endpoint has sent them so) */
+  omitToolIndex?: boolean;
   /** where usage goes: a last chunk with empty choices (default; OpenAI, vLLM, DeepSeek) or the finish chunk (llama.cpp) */
   usageIn?: "separate" | "finish";
   /** how cached tokens are reported: prompt_tokens_details.cached_tokens (default) or DeepSeek's prompt_cache_hit_tokens */
@@ -111,19 +113,20 @@ export function chatFrames(spec: ReplySpec, ctx: FrameContext): Frames {
   chunk({ role: "assistant", content: "" });
   const size = spec.chunkSize ?? 8;
   const calls: { index: number; id: string; name: string; pieces: string[]; whole: string }[] = [];
+  const at = (index: number) => (spec.omitToolIndex ? {} : { index });
   const flushCalls = () => {
     if (calls.length === 0) return;
     if (spec.toolCallsWhole) {
-      for (const c of calls) chunk({ tool_calls: [{ index: c.index, id: c.id, type: "function", function: { name: c.name, arguments: c.whole } }] });
+      for (const c of calls) chunk({ tool_calls: [{ ...at(c.index), id: c.id, type: "function", function: { name: c.name, arguments: c.whole } }] });
     } else if (spec.interleaveToolCalls) {
-      for (const c of calls) chunk({ tool_calls: [{ index: c.index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
+      for (const c of calls) chunk({ tool_calls: [{ ...at(c.index), id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
       for (let round = 0; calls.some((c) => round < c.pieces.length); round++) {
-        for (const c of calls) if (round < c.pieces.length) chunk({ tool_calls: [{ index: c.index, function: { arguments: c.pieces[round] } }] });
+        for (const c of calls) if (round < c.pieces.length) chunk({ tool_calls: [{ ...at(c.index), function: { arguments: c.pieces[round] } }] });
       }
     } else {
       for (const c of calls) {
-        chunk({ tool_calls: [{ index: c.index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
-        for (const p of c.pieces) chunk({ tool_calls: [{ index: c.index, function: { arguments: p } }] });
+        chunk({ tool_calls: [{ ...at(c.index), id: c.id, type: "function", function: { name: c.name, arguments: "" } }] });
+        for (const p of c.pieces) chunk({ tool_calls: [{ ...at(c.index), function: { arguments: p } }] });
       }
     }
     calls.length = 0;
