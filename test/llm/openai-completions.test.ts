@@ -223,7 +223,7 @@ test("the request: max_completion_tokens for OpenAI's models, reasoning_effort o
   assert.equal(server.requests[1].body.reasoning_effort, undefined, "a model that does not reason refuses the parameter");
 });
 
-test("nothing comes from the environment: no OPENAI_API_KEY or OPENAI_BASE_URL reaches a configured server", async (t) => {
+test("nothing comes from the environment: no OPENAI_API_KEY, OPENAI_BASE_URL or OPENAI_ORG_ID reaches a configured server; its own headers do", async (t) => {
   const server = await startFakeOpenAI();
   t.after(() => server.close());
   const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL, org: process.env.OPENAI_ORG_ID };
@@ -236,10 +236,11 @@ test("nothing comes from the environment: no OPENAI_API_KEY or OPENAI_BASE_URL r
       else process.env[name] = value;
     }
   });
-  const provider = new OpenAICompletionsProvider({ name: "local", baseURL: server.baseURL });
+  const provider = new OpenAICompletionsProvider({ name: "local", baseURL: server.baseURL, headers: { "X-Title": "pith" } });
   const { final } = await collect(provider, { messages: [user("hi")] });
   assert.equal(final.stopReason, "stop");
   const headers = server.requests[0].headers;
+  assert.equal(headers["x-title"], "pith", "the provider's configured headers are sent");
   assert.equal(headers.authorization, "Bearer no-key", "the user's OpenAI key went to another server");
   assert.equal(headers["openai-organization"], undefined);
 });
