@@ -10,6 +10,7 @@ import { runHardeningBench } from "./hardening.bench.js";
 import { runHostileLoadsBench } from "./hostile-loads.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
 import { runPgStoreBench } from "./pg-store.bench.js";
+import { runProvidersBench } from "./providers/index.js";
 import { runShapesBench } from "./shapes.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
@@ -42,6 +43,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "shapes", run: () => runShapesBench() },
   { name: "client", run: () => runClientReadBench() },
   { name: "acp", run: () => runAcpBench() },
+  { name: "providers", run: () => runProvidersBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { addCacheBreakpoints, toApiMessages } from "./convert.js";
 import { classifyError, isOverflowStopReason } from "./errors.js";
 import { PartialMessage } from "./partial.js";
+import { sdkLogger } from "./sdk-logger.js";
 import { ProviderError, type ModelInfo, type Provider, type StreamEvent, type StreamRequest, type ThinkingLevel } from "./types.js";
 import { makeUsage } from "./usage.js";
 
@@ -23,12 +24,6 @@ export interface AnthropicOptions {
 
 const BUDGETS: Record<Exclude<ThinkingLevel, "off">, number> = { minimal: 1024, low: 4096, medium: 10_000, high: 24_000, xhigh: 32_000 };
 const EFFORT: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high" | "xhigh"> = { minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "xhigh" };
-
-/** The SDK logs through this; its default logger would print to stdout, which belongs to the protocol. */
-function sdkLogger(log: Logger | undefined) {
-  const to = (level: "debug" | "info" | "warn" | "error") => (message: string, ...rest: unknown[]) => log?.[level]({ sdk: rest.length > 0 ? rest : undefined }, message);
-  return { debug: to("debug"), info: to("info"), warn: to("warn"), error: to("error") };
-}
 
 function thinkingParams(model: ModelInfo, level: ThinkingLevel | undefined, maxTokens: number): Partial<Anthropic.MessageCreateParamsStreaming> {
   if (!level || level === "off" || model.thinking === "none") return {};
@@ -64,7 +59,7 @@ export class AnthropicProvider implements Provider {
 
   /** The request body for a stream call (exposed for tests and for counting tokens). */
   buildParams(request: StreamRequest): Anthropic.MessageCreateParamsStreaming {
-    const { messages, notes } = toApiMessages(request.messages);
+    const { messages, notes } = toApiMessages(request.messages, request.model.provider);
     for (const note of notes) this.log?.warn({ model: request.model.id }, `request repaired: ${note}`);
     addCacheBreakpoints(messages);
     const tools: Anthropic.Tool[] = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));

@@ -2,8 +2,17 @@
 // extension messages become user text; tool results go back to the user turn that answers
 // their calls; thinking goes back with its signature. What the API cannot take is dropped or
 // patched, and each such change is reported in `notes`, never made silently.
+//
+// Sessions move between providers (issue 23): a history may hold replies from OpenAI or a
+// compatible server. Their thinking blocks carry no Anthropic signature (a Responses block's
+// signature is an encrypted OpenAI reasoning item, a Chat Completions block's the name of the
+// field it came in), so only blocks from the Anthropic Messages API itself go back; their tool
+// ids ("call_...|fc_...", or anything a server made up) are rewritten to the API's rule the same
+// way on the call and on its result.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent } from "../messages/types.js";
+import { userSideContent } from "./context-text.js";
+import { safeToolId } from "./tool-ids.js";
 
 type Block = Anthropic.ContentBlockParam;
 
@@ -13,17 +22,15 @@ export interface ConvertResult {
   notes: string[];
 }
 
-const SUMMARY_INTRO = "Earlier parts of this session were summarized; the summary follows.";
-const BRANCH_INTRO = "The user came back from another branch of this session; here is what happened there.";
+/** The api of messages this API made (and can take thinking signatures back from). */
+export const ANTHROPIC_API = "anthropic-messages";
 
-/** Tool ids from other providers may hold characters the API refuses. */
+/** Tool ids from other providers may hold characters the API refuses, or be too long. */
 export function apiToolId(id: string): string {
-  const clean = id.replace(/[^a-zA-Z0-9_-]/g, "_");
-  return clean.length > 64 ? clean.slice(0, 64) : clean || "tool";
+  return safeToolId(id, 64);
 }
 
-function userBlocks(content: string | (TextContent | ImageContent)[]): Block[] {
-  if (typeof content === "string") return content ? [{ type: "text", text: content }] : [];
+function userBlocks(content: (TextContent | ImageContent)[]): Block[] {
   const out: Block[] = [];
   for (const b of content) {
     if (b.type === "text" && b.text) out.push({ type: "text", text: b.text });
@@ -32,24 +39,17 @@ function userBlocks(content: string | (TextContent | ImageContent)[]): Block[] {
   return out;
 }
 
-function bashText(m: Extract<AgentMessage, { role: "bashExecution" }>): string {
-  let text = `The user ran \`${m.command}\` in the shell`;
-  text += m.output ? `:\n\`\`\`\n${m.output}\n\`\`\`` : " (no output).";
-  if (m.cancelled) text += "\n(The command was cancelled.)";
-  else if (m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) text += `\nExit code: ${m.exitCode}`;
-  if (m.truncated && m.fullOutputPath) text += `\n(Output truncated; the full output is in ${m.fullOutputPath})`;
-  return text;
-}
-
-function assistantBlocks(m: AssistantMessage, notes: string[]): Block[] {
+function assistantBlocks(m: AssistantMessage, target: string, notes: string[]): Block[] {
   const out: Block[] = [];
+  // a signature is only valid for the API (and the provider's keys) that made it
+  const signed = m.api === ANTHROPIC_API && m.provider === target;
   for (const b of m.content) {
     if (b.type === "text") {
       if (b.text) out.push({ type: "text", text: b.text });
     } else if (b.type === "thinking") {
-      if (b.redacted && b.thinkingSignature) out.push({ type: "redacted_thinking", data: b.thinkingSignature });
-      else if (b.thinkingSignature && m.provider === "anthropic") out.push({ type: "thinking", thinking: b.thinking, signature: b.thinkingSignature });
-      else if (b.thinking) notes.push("dropped a thinking block without an Anthropic signature");
+      if (signed && b.redacted && b.thinkingSignature) out.push({ type: "redacted_thinking", data: b.thinkingSignature });
+      else if (signed && b.thinkingSignature) out.push({ type: "thinking", thinking: b.thinking, signature: b.thinkingSignature });
+      else if (b.thinking || b.thinkingSignature) notes.push(`dropped a thinking block without an Anthropic signature (from ${m.provider}/${m.api})`);
     } else if (b.type === "toolCall") {
       out.push({ type: "tool_use", id: apiToolId(b.id), name: b.name, input: (b.arguments ?? {}) as Record<string, unknown> });
     }
@@ -67,28 +67,14 @@ function push(out: Anthropic.MessageParam[], role: "user" | "assistant", blocks:
   } else out.push({ role, content: blocks });
 }
 
-export function toApiMessages(messages: readonly AgentMessage[]): ConvertResult {
+/** `target` is the provider the request goes to: thinking signatures from any other are dropped. */
+export function toApiMessages(messages: readonly AgentMessage[], target = "anthropic"): ConvertResult {
   const notes: string[] = [];
   const out: Anthropic.MessageParam[] = [];
   for (const m of messages) {
     switch (m.role) {
-      case "user":
-        push(out, "user", userBlocks(m.content));
-        break;
-      case "custom":
-        push(out, "user", userBlocks(m.content));
-        break;
-      case "bashExecution":
-        if (!m.excludeFromContext) push(out, "user", [{ type: "text", text: bashText(m) }]);
-        break;
-      case "compactionSummary":
-        push(out, "user", [{ type: "text", text: `${SUMMARY_INTRO}\n\n<summary>\n${m.summary}\n</summary>` }]);
-        break;
-      case "branchSummary":
-        push(out, "user", [{ type: "text", text: `${BRANCH_INTRO}\n\n<summary>\n${m.summary}\n</summary>` }]);
-        break;
       case "assistant": {
-        const blocks = assistantBlocks(m, notes);
+        const blocks = assistantBlocks(m, target, notes);
         if (blocks.length === 0) {
           if (m.stopReason === "aborted" || m.stopReason === "error") notes.push(`left out an empty ${m.stopReason} assistant message`);
           break;
@@ -100,6 +86,10 @@ export function toApiMessages(messages: readonly AgentMessage[]): ConvertResult 
         const content = userBlocks(m.content) as (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[];
         push(out, "user", [{ type: "tool_result", tool_use_id: apiToolId(m.toolCallId), content: content.length > 0 ? content : [{ type: "text", text: "(no output)" }], is_error: m.isError || undefined }]);
         break;
+      }
+      default: {
+        const content = userSideContent(m);
+        if (content) push(out, "user", userBlocks(content));
       }
     }
   }
