@@ -3,6 +3,8 @@
 import type { Logger } from "pino";
 import { AnthropicProvider } from "../llm/anthropic.js";
 import { OllamaProvider } from "../llm/ollama.js";
+import { OpenAICompletionsProvider } from "../llm/openai-completions.js";
+import { OpenAIResponsesProvider } from "../llm/openai-responses.js";
 import { providerKey, type ResolvedProvider } from "../llm/provider-config.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
@@ -37,8 +39,10 @@ export class ProviderPool {
         return new AnthropicProvider({ ...common, name: p.name });
       case "ollama":
         return new OllamaProvider({ ...common, name: p.name });
-      default:
-        throw new HostError(ErrorCode.InvalidParams, `provider "${p.name}": the ${p.api} API is not available in this build`, { reason: "ProviderMisconfigured", provider: p.name });
+      case "openai-completions":
+        return new OpenAICompletionsProvider({ ...common, name: p.name });
+      case "openai-responses":
+        return new OpenAIResponsesProvider({ ...common, name: p.name });
     }
   }
 }
