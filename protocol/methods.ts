@@ -39,11 +39,16 @@ export const ServerCapabilities = z.object({
 });
 
 export const ModelSummary = z.object({
+  /** the id as its provider knows it; `provider/id` names it everywhere (setModel, createSession, ...) */
   id: z.string(),
   name: z.string().optional(),
   provider: z.string(),
   contextWindow: NonNegInt,
   maxOutputTokens: NonNegInt,
+  /** where contextWindow comes from: the user's settings, the server's report, pith's catalog, or a conservative default */
+  windowSource: z.enum(["settings", "discovered", "catalog", "learned", "default"]).optional(),
+  /** the provider's key is set (always true for one that needs none) */
+  hasKey: z.boolean().optional(),
 });
 
 /** getState's result; also `state` in createSession / openSession / forkSession results. */

@@ -9,6 +9,26 @@ const NonNegInt = z.int().nonnegative();
 /** How the model's bash commands are confined: see docs/security.md. */
 export const SandboxMode = z.enum(["workspace-write", "readonly", "off"]);
 
+/** The kinds of model API pith speaks (see docs/providers.md). */
+export const ProviderApi = z.enum(["anthropic", "openai-responses", "openai-completions", "ollama"]);
+
+/** An environment variable's name (a provider's key is named, never written into settings). */
+const EnvName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+
+/** A provider: where its API is and which variable holds its key. Only the user's own file may set these. */
+export const ProviderSettings = z.object({
+  api: ProviderApi,
+  /** the API's base URL (http or https); built-in providers default to the vendor's */
+  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** the environment variable that holds the key; absent: the server needs none */
+  apiKeyEnv: EnvName.optional(),
+  /** more HTTP headers sent with every request */
+  headers: z.record(z.string(), z.string()).optional(),
+});
+
+/** A provider's name: what comes before the first "/" of a model name. */
+export const ProviderName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
+
 /** A settings key a file set but that was not honoured there (getSettings' warnings). */
 export const SettingsWarning = z.object({
   file: z.string(),
@@ -43,6 +63,8 @@ export const Settings = z.object({
     .array(
       z.object({
         id: z.string().min(1),
+        /** the provider that serves it (default: anthropic) */
+        provider: ProviderName.optional(),
         name: z.string().optional(),
         contextWindow: z.int().positive().optional(),
         maxOutputTokens: z.int().positive().optional(),
@@ -51,6 +73,8 @@ export const Settings = z.object({
       }),
     )
     .optional(),
+  /** model providers by name, beside the built-in `anthropic` and `openai`; only from the user's own file */
+  providers: z.record(ProviderName, ProviderSettings).optional(),
   allowOutsideCwd: z.boolean().optional(),
   maxTurns: z.int().positive().optional(),
   /** the permission mode new sessions start in (default "auto") */

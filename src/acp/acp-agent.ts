@@ -40,15 +40,23 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
   const send = (sessionId: string, update: acp.SessionUpdate) => {
     client?.notify(acp.methods.client.session.update, { sessionId, update }).catch((err) => log.warn({ err, sessionId }, "session/update failed"));
   };
+  // the models offered are those with a key, each by the name that selects it (bare where unique)
+  const choices = (s: AcpSession) => {
+    const resolver = host.models(s.live.file.cwd);
+    const models = resolver.list().filter((m) => m.hasKey).map((m) => ({ ...m, id: resolver.nameOf(m) }));
+    const model = s.live.getState().model;
+    return { current: resolver.nameOf({ id: model.id, provider: model.provider ?? "anthropic" }), models };
+  };
   const options = (s: AcpSession) => {
     const st = s.live.getState();
-    return configOptions({ model: st.model.id, thinkingLevel: st.thinkingLevel ?? "off", autoCompaction: st.autoCompactionEnabled }, host.models(s.live.file.cwd).list(), booleans());
+    const { current, models } = choices(s);
+    return configOptions({ model: current, thinkingLevel: st.thinkingLevel ?? "off", autoCompaction: st.autoCompactionEnabled }, models, booleans());
   };
   // `models` (the older SessionModelState, outside the SDK's schema) beside configOptions, in step
   const described = (s: AcpSession) => ({
     modes: modeState(s.live.permissionMode),
     configOptions: options(s),
-    models: modelState(s.live.getState().model.id, host.models(s.live.file.cwd).list()),
+    models: ((c) => modelState(c.current, c.models))(choices(s)),
   });
   const follow = (live: LiveSession): AcpSession => {
     const existing = sessions.get(live.id);
@@ -154,12 +162,12 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
       send(s.id, { sessionUpdate: "current_mode_update", currentModeId: params.modeId });
       return {};
     })
-    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => {
+    .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       const s = get(params.sessionId);
       const value = parseOptionValue(params);
       try {
         if ("error" in value) throw acp.RequestError.invalidParams({ configId: params.configId }, value.error);
-        if ("model" in value) s.live.setModel(value.model);
+        if ("model" in value) await host.modelsReady(s.live.file.cwd).then(() => s.live.setModel(value.model));
         else if ("thinkingLevel" in value) s.live.setThinkingLevel(value.thinkingLevel);
         else s.live.setAutoCompaction(value.autoCompaction);
       } catch (err) {
@@ -176,9 +184,10 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         if ("error" in parsed) throw acp.RequestError.invalidParams(params, parsed.error);
         return parsed;
       },
-      ({ params }) => {
+      async ({ params }) => {
         const s = get(params.sessionId);
         try {
+          await host.modelsReady(s.live.file.cwd);
           s.live.setModel(params.modelId);
         } catch (err) {
           throw acpError(err, params.sessionId);

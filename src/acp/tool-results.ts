@@ -19,6 +19,28 @@ export interface ToolResultLike extends ToolOutputLike {
 /** Tools whose text output is file or command output (fenced); others say things in prose. */
 const OUTPUT_TOOLS = new Set(["read", "bash", "grep", "find", "ls"]);
 
+/**
+ * A tool's text as the editor gets it: within 56 KiB once JSON-encoded. The tools cut their output
+ * at 50 KB of text for the model, but escaping can make that ~70 KB on the wire (a line of minified
+ * JSON is mostly quotes), and several SDKs read lines of at most 64 KiB. The model got the whole
+ * text; the editor is told what it was not shown.
+ */
+export const WIRE_TEXT_BYTES = 56 * 1024;
+function fitForWire(text: string): string {
+  // six bytes a character is the most escaping can make of one
+  if (text.length * 6 <= WIRE_TEXT_BYTES || Buffer.byteLength(JSON.stringify(text)) <= WIRE_TEXT_BYTES) return text;
+  const room = WIRE_TEXT_BYTES - 256;
+  let [lo, hi] = [0, text.length];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (Buffer.byteLength(JSON.stringify(text.slice(0, mid))) <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  // never half a surrogate pair
+  if (lo > 0 && /[\uD800-\uDBFF]/.test(text[lo - 1]!)) lo--;
+  return `${text.slice(0, lo)}\n[… ${text.length - lo} more characters, not shown here: the model got them]`;
+}
+
 /** Output blocks as tool call content; text of output tools fenced (bash even on failure: it carries the output). */
 export function outputContent(name: string, content: unknown, isError: boolean): ToolCallContent[] {
   const fence = OUTPUT_TOOLS.has(name) && (!isError || name === "bash");
@@ -28,7 +50,8 @@ export function outputContent(name: string, content: unknown, isError: boolean):
     if (!block) continue;
     if (block.type === "text") {
       if (block.text.length === 0) continue;
-      out.push({ type: "content", content: { type: "text", text: fence ? fenced(block.text) : block.text } });
+      const text = fitForWire(block.text);
+      out.push({ type: "content", content: { type: "text", text: fence ? fenced(text) : text } });
     } else out.push({ type: "content", content: block });
   }
   return out;

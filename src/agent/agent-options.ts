@@ -16,6 +16,8 @@ export interface ModelErrorDecision {
 export interface AgentHooks {
   /** before every model call: the host may compact the session here */
   beforeModelCall?: (info: { runId: string; turn: number; signal: AbortSignal }) => Promise<void>;
+  /** the tokens the window has left for a reply now: a request never asks for more (small windows, vLLM counts it in) */
+  replyRoom?: () => number;
   /** what the model sees (e.g. old tool output pruned); the stored context is not changed */
   transformContext?: (messages: AgentMessage[]) => AgentMessage[];
   /** a model call failed: retry it (after whatever the host does: wait, compact) or stop the run */

@@ -7,6 +7,11 @@ import type { ProviderError, ToolSpec } from "../llm/types.js";
 import type { RunScope } from "./agent-options.js";
 import type { RunError } from "./events.js";
 
+/** The output limit asked for: the configured one, within the room left (never below a useful minimum). */
+function replyBudget(limit: number, room: number | undefined): number {
+  return room === undefined ? limit : Math.max(256, Math.min(limit, Math.floor(room)));
+}
+
 /** One model call, retried as the host decides; returns the stored assistant message and, when the call failed, why. */
 export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[]): Promise<{ message: AssistantMessage; error: RunError | undefined }> {
   const { options, emit, runId, signal } = scope;
@@ -22,7 +27,7 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
       systemPrompt: options.systemPrompt,
       messages,
       tools: toolSpecs,
-      maxTokens: options.maxTokens ?? Math.min(model.maxOutputTokens, 32_000),
+      maxTokens: replyBudget(options.maxTokens ?? Math.min(model.maxOutputTokens, 32_000), options.hooks?.replyRoom?.()),
       thinkingLevel: options.thinkingLevel,
       signal,
     })) {

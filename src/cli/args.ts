@@ -40,6 +40,7 @@ const FLAGS: Record<string, FlagKind> = {
   "--workspace-root": "repeated",
   "--out": "value",
   "--rotate": "switch",
+  "--refresh": "switch",
 };
 
 /** Taken by every command. */
@@ -56,7 +57,7 @@ const NODE = ["--workspace-root"];
  */
 const LINK = ["--tls-ca", "--trusted-network"];
 
-export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token";
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models";
 
 interface CommandSpec {
   flags: readonly string[];
@@ -80,6 +81,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   "store import": { flags: [...STORE], args: [1, Infinity], argsError: "needs at least one session file" },
   "store export": { flags: ["--out", ...STORE], args: [1, 1], argsError: "takes one session id" },
   token: { flags: ["--rotate"], ...NONE },
+  models: { flags: ["--json", "--refresh"], ...NONE },
 };
 
 /** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */
@@ -144,7 +146,7 @@ export type Parsed =
       all(name: string): string[];
     };
 
-const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token"] as const satisfies readonly CommandName[];
+const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "models"] as const satisfies readonly CommandName[];
 
 function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
   const mode = t.flags.get("--mode");

@@ -52,8 +52,6 @@ export async function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = 
     store,
     logger: log,
     flags,
-    apiKey: process.env.ANTHROPIC_API_KEY || undefined,
-    baseURL: process.env.ANTHROPIC_BASE_URL || undefined,
     idleUnloadMs,
   });
 }

@@ -12,6 +12,7 @@ import { runDemo } from "./demo.js";
 import { runJsonMode } from "./json-mode.js";
 import { linkSecurityFrom } from "./link-config.js";
 import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
+import { runModelsCommand } from "./models-command.js";
 import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
 import { listStoreSessions, runStoreCommand } from "./store-command.js";
@@ -39,6 +40,9 @@ usage:
   pith list [--cwd <dir>]    list the store's sessions, newest first
   pith store import <file>...            copy session files into the PostgreSQL store
   pith store export <id> [--out <file>]  write a session of the PostgreSQL store as a session file
+  pith models [--refresh] [--json]
+                             the providers and models usable here: each key, whether each server
+                             answered, each window and where it comes from (docs/providers.md)
   pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
                              a new token (running daemons keep the old one until restarted)
   pith --help | --version
@@ -60,7 +64,8 @@ The session store (serve, --mode rpc | json, acp, list, store):
   --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
   takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
 Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
-ANTHROPIC_BASE_URL (without a key, sessions run the offline scripted demo), PITH_STORE,
+ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL (with neither key nor a model in settings,
+sessions run the offline scripted demo), PITH_STORE,
 PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
 options; an option wins over its variable)`;
 
@@ -152,6 +157,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     case "token":
       return runTokenCommand({ rotate: has("--rotate") });
+    case "models":
+      return runModelsCommand({ json, refresh: has("--refresh") });
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }

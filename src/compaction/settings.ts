@@ -69,15 +69,29 @@ export function shouldPrepare(contextTokens: number, contextWindow: number, sett
   return contextTokens > settings.prepareAt * threshold && contextTokens <= threshold;
 }
 
+/** Windows below this are "small": the fixed overhead and the reply take a large share of them. */
+export const SMALL_WINDOW = 32_000;
+/** The reserve's share of a window: half at SMALL_WINDOW and above (Pi's rule), a quarter at 8k and below. */
+function reserveShare(contextWindow: number): number {
+  const t = Math.min(1, Math.max(0, (contextWindow - 8192) / (SMALL_WINDOW - 8192)));
+  return 0.25 + 0.25 * t;
+}
+
 /**
  * Settings fitted to a model's window. Pi's defaults assume a window of 100k tokens or more; on
  * a small one (a local model, the offline demo) keeping 20k tokens verbatim with a 16k reserve
- * would leave nothing to summarize, and every automatic compaction would be skipped. The
- * reserve is capped at half the window and the verbatim part at 40% of what remains.
+ * would leave nothing to summarize, and every automatic compaction would be skipped. The reserve
+ * is capped at half the window for windows of 32k and more, shrinking smoothly to a quarter at 8k
+ * (measured with an 8k model: at half, the system prompt and tool definitions (~3k tokens) plus one
+ * 1.5k-token prompt were already past the threshold, and every compaction was skipped). The
+ * verbatim part is capped at 40% of what remains below the threshold once `overheadTokens` (the
+ * system prompt and tools, sent with every request) is taken out, so a summary, the kept part and
+ * the next prompt fit under the threshold together.
  */
-export function fitToWindow(settings: CompactionSettings, contextWindow: number): CompactionSettings {
-  const reserveTokens = Math.min(settings.reserveTokens, Math.floor(contextWindow / 2));
-  const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.floor((contextWindow - reserveTokens) * 0.4));
+export function fitToWindow(settings: CompactionSettings, contextWindow: number, overheadTokens = 0): CompactionSettings {
+  const reserveTokens = Math.min(settings.reserveTokens, Math.floor(contextWindow * reserveShare(contextWindow)));
+  const below = contextWindow - reserveTokens - (contextWindow < SMALL_WINDOW ? overheadTokens : 0);
+  const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.max(256, Math.floor(below * 0.4)));
   return { ...settings, reserveTokens, keepRecentTokens };
 }
 

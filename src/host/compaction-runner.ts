@@ -39,6 +39,8 @@ export interface CompactionContext {
   emitUsage(): void;
   /** marks the session as compacting (the controller aborts it), or not */
   setActive(controller: AbortController | null): void;
+  /** the last usage report is not the context's size (the endpoint cut the prompt): estimate instead */
+  distrustUsage?: boolean;
 }
 
 /** What summarizes the span: a summary written ahead of time, or the summarizer now. */
@@ -52,6 +54,7 @@ type Source = { prepared: ReturnType<AheadOfTime["claim"]> & object } | { prepar
 export async function runCompaction(ctx: CompactionContext, reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
   const { settings } = ctx;
   const input = { ...compactionInputOf(ctx.file), overheadTokens: ctx.overheadTokens };
+  if (ctx.distrustUsage) input.freshFrom = input.messages.length;
   // a summary written ahead of time serves any compaction without instructions of its own
   let source: Source = { prepared: null };
   const prepared = instructions === undefined ? ctx.ahead.claim(ctx.file, input, ctx.summarizer().modelKey, reason, (u) => ctx.emitUpdate(u)) : null;

@@ -27,7 +27,8 @@ import { runUserCommand, type UserCommandResult } from "./user-command.js";
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
   resolveModel(id: string): ModelInfo;
-  defaultModel: ModelInfo;
+  /** the model of a session that stored none (throws when it cannot be used: no key, unknown) */
+  defaultModel(): ModelInfo;
   compaction: CompactionSettings;
   logger: Logger;
   systemPrompt?: string;
@@ -57,8 +58,7 @@ export class LiveSession {
   private thinkingLevel: ThinkingLevel;
   /** the window in effect, the threshold, compactions and the summary written ahead of time */
   private readonly compaction: SessionCompaction;
-  /** the system prompt and tool definitions in tokens: sent with every request */
-  private overheadTokens = 0;
+  private overheadTokens = 0; // the system prompt and tool definitions in tokens: sent with every request
   private readonly settings: SessionSettings; // in the file: setting permissionMode stores it, synced
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
@@ -76,7 +76,7 @@ export class LiveSession {
     this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"), file.sink);
     this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
     const ctx = file.buildContext();
-    this.model = storedModel(ctx.model?.modelId, deps);
+    this.model = storedModel(ctx.model ?? undefined, deps);
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
     this.settings = new SessionSettings(file, deps.permissionMode);
     this.compaction = new SessionCompaction({
@@ -100,7 +100,6 @@ export class LiveSession {
   set permissionMode(mode: PermissionMode) { this.settings.permissionMode = mode; }
 
   // -- events --
-
   subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {
     return this.events.subscribe(listener, afterSeq, streamId);
   }
@@ -118,7 +117,6 @@ export class LiveSession {
   }
 
   // -- reads --
-
   get isRunning(): boolean {
     return this.agent.isRunning;
   }
@@ -185,7 +183,6 @@ export class LiveSession {
   }
 
   // -- runs --
-
   private makeAgent(): Agent {
     const { agent, overheadTokens } = buildSessionAgent({
       file: this.file,
@@ -208,6 +205,7 @@ export class LiveSession {
         autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
         compactNow: (reason, signal) => this.compaction.run(reason, signal),
         learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
+        replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
         recordQueue: (queue, change) => this.recordQueue(queue, change),
       }),
     });
@@ -260,7 +258,6 @@ export class LiveSession {
   }
 
   // -- exclusive operations --
-
   /** A manual compaction (the `compact` method). */
   compact(instructions?: string): Promise<ResultOf<"compact">> {
     return this.exclusive("compaction", async (signal) => {
@@ -299,7 +296,7 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
       this.compaction.discardPrepared("the model changed");
       this.model = model;
       this.agent = this.makeAgent();
-      return { model: { id: model.id, contextWindow: model.contextWindow } };
+      return { model: { id: model.id, contextWindow: model.contextWindow, provider: model.provider } };
     });
   }
 
@@ -314,7 +311,6 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
   }
 
   // -- changes allowed at any time --
-
   setAutoCompaction(enabled: boolean): ResultOf<"setAutoCompactionEnabled"> {
     this.compaction.setAuto(enabled);
     return { enabled };

@@ -28,6 +28,8 @@ export interface RunHost {
   autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void>;
   /** one compaction; null when skipped or cancelled */
   compactNow(reason: CompactionReason, signal: AbortSignal): Promise<unknown>;
+  /** the tokens left in the window for a reply */
+  replyRoom(): number;
   /** an overflow said the window is smaller than believed */
   learnWindowFrom(error: ProviderError): void;
   recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void;
@@ -71,6 +73,7 @@ export function runHooks(host: RunHost): AgentHooks {
       }
       return { action: "stop" };
     },
+    replyRoom: () => host.replyRoom(),
     canRunTool: async (call) => permit(host, call),
     queueChanged: (queue, change) => host.recordQueue(queue, change),
   };

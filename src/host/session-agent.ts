@@ -23,15 +23,18 @@ export interface SessionAgentOptions {
   hooks: AgentHooks;
 }
 
-/** The model a session file last chose, if this daemon knows it; else the default. */
-export function storedModel(modelId: string | undefined, deps: { defaultModel: ModelInfo; resolveModel(id: string): ModelInfo; logger: Logger }): ModelInfo {
-  if (modelId === undefined) return deps.defaultModel;
+/**
+ * The model a session file last chose, by its provider and id, if this daemon can use it; else
+ * the default. Neither usable (no key, say) is the default's error: never another model quietly.
+ */
+export function storedModel(stored: { provider?: string; modelId: string } | undefined, deps: { defaultModel(): ModelInfo; resolveModel(name: string): ModelInfo; logger: Logger }): ModelInfo {
+  if (stored === undefined) return deps.defaultModel();
   try {
-    return deps.resolveModel(modelId);
-  } catch {
-    // a model this daemon does not know (another provider's, in a Pi file): go on with the default
-    deps.logger.warn({ model: modelId }, "the session's model is unknown here; using the default");
-    return deps.defaultModel;
+    return deps.resolveModel(stored.provider ? `${stored.provider}/${stored.modelId}` : stored.modelId);
+  } catch (err) {
+    // a model this daemon cannot use (another provider's, in a Pi file; a key not set here)
+    deps.logger.warn({ model: stored.modelId, provider: stored.provider, reason: (err as Error).message }, "the session's model cannot be used here; using the default");
+    return deps.defaultModel();
   }
 }
 

@@ -20,6 +20,8 @@ import type { SessionFile } from "../session/session-file.js";
 import { AheadOfTime, type CompactionUpdate, type PreparedStatus, type SummarizerChoice } from "./ahead-of-time.js";
 import { runCompaction, type StoredCompaction } from "./compaction-runner.js";
 import { windowAfterOverflow } from "./context-window.js";
+import { ErrorCode } from "./errors.js";
+import { detectTruncation } from "./silent-truncation.js";
 import type { BeforeCompactHook } from "./ports.js";
 import type { EventFields } from "./session-events.js";
 import type { SessionSettings } from "./session-settings.js";
@@ -74,7 +76,7 @@ export class SessionCompaction {
 
   /** The compaction settings for this session's window (see fitToWindow). */
   get settings(): CompactionSettings {
-    return fitToWindow(this.host.settings, this.windowOf());
+    return fitToWindow(this.host.settings, this.windowOf(), this.host.overheadTokens());
   }
 
   /** The context size above which automatic compaction runs. */
@@ -105,7 +107,8 @@ export class SessionCompaction {
 
   /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
   async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
-    if (!this.auto || signal.aborted) return;
+    if (signal.aborted || (await this.afterTruncation(signal))) return;
+    if (!this.auto) return;
     const tokens = this.contextTokens();
     const settings = { ...this.settings, enabled: true };
     if (shouldPrepare(tokens, this.windowOf(), settings)) {
@@ -113,11 +116,49 @@ export class SessionCompaction {
       this.ahead.start({ file: this.host.file, input, settings, summarizer: this.summarizer(), emit: this.emitUpdate });
     }
     if (!shouldCompact(tokens, this.windowOf(), settings)) return;
+    // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
+    if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
     try {
-      await this.run(reason, signal);
+      const done = await this.run(reason, signal);
+      this.skippedAt = done === null && !signal.aborted ? tokens : undefined;
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
     }
+  }
+
+  /** the context size an automatic compaction was last skipped at (too little to gain) */
+  private skippedAt: number | undefined;
+
+  /** the newest reply already judged for truncation (its timestamp) */
+  private judged = -1;
+
+  /**
+   * The endpoint cut the last prompt without saying so (see silent-truncation.ts): learn the window
+   * its report implies, tell the clients, and compact before the next call, whatever the
+   * automatic-compaction setting (an overflow is recovered from the same way). True when it did.
+   */
+  private async afterTruncation(signal: AbortSignal): Promise<boolean> {
+    // the vendors' APIs refuse a prompt too long; only local and compatible servers cut one
+    const api = this.host.model().api;
+    if (api !== "ollama" && api !== "openai-completions") return false;
+    const ctx = this.host.file.buildContext();
+    const cut = detectTruncation(ctx.messages, this.host.overheadTokens());
+    if (!cut || cut.reply.timestamp === this.judged) return false;
+    this.judged = cut.reply.timestamp;
+    const { reportedTokens, estimatedTokens } = cut;
+    this.learnWindow(this.host.model(), { overflow: { maximum: cut.impliedWindow } }, undefined);
+    this.host.emit("error", {
+      code: ErrorCode.ProviderError,
+      message: `the endpoint cut the prompt to fit its window: it read ${reportedTokens} tokens of about ${estimatedTokens} sent; compacting`,
+      data: { class: "overflow", truncated: true, retryable: false, reportedTokens, estimatedTokens },
+    });
+    try {
+      // the cut reply's usage counts only what the endpoint kept: the context is sized by estimate
+      await this.run("overflow", signal, undefined, undefined, true);
+    } catch (err) {
+      if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "compaction after a cut prompt failed");
+    }
+    return true;
   }
 
   /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
@@ -143,7 +184,7 @@ export class SessionCompaction {
   }
 
   /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
-  run(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController): Promise<StoredCompaction | null> {
+  run(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController, distrustUsage = false): Promise<StoredCompaction | null> {
     return runCompaction(
       {
         sessionId: this.host.sessionId,
@@ -157,6 +198,7 @@ export class SessionCompaction {
         emitUpdate: this.emitUpdate,
         emitUsage: () => this.emitUsage(),
         setActive: (controller) => (this.active = controller),
+        distrustUsage,
       },
       reason,
       outer,

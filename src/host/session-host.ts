@@ -1,31 +1,33 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
-// and deletes sessions, picks the provider (Anthropic with a key, the offline script without),
+// and deletes sessions, gives each the providers its settings configure (host-models.ts),
 // routes permission questions to clients, and unloads idle sessions.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
-import { AnthropicProvider } from "../llm/anthropic.js";
 import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
-import { DEFAULT_MODEL_ID, ModelRegistry, SCRIPTED_MODEL } from "../llm/models.js";
-import { ScriptedProvider, type Script } from "../llm/scripted.js";
-import type { ModelInfo, Provider } from "../llm/types.js";
+import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
 import type { SessionSummary } from "../session/list.js";
 import type { SessionRef, SessionStore } from "../session/store.js";
-import { SessionError } from "../session/errors.js";
 import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./errors.js";
+import { hostErrorOf, movedError } from "./store-errors.js";
 import { LiveSession } from "./live-session.js";
+import { HostModels } from "./host-models.js";
+import type { ModelResolver } from "./model-resolver.js";
+import type { SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
+
+export { hostErrorOf } from "./store-errors.js";
 
 export interface HostOptions {
   /** the file store's folder; also kept out of the tools' reach whatever the store */
@@ -33,12 +35,12 @@ export interface HostOptions {
   /** where sessions live (default: the file store over sessionsDir) */
   store?: SessionStore;
   logger: Logger;
-  /** the Messages API key; without one every session uses the scripted provider */
-  apiKey?: string;
-  baseURL?: string;
   /** the offline script (default: the demo) */
   script?: Script;
-  /** where the user's settings.json lives ($PITH_HOME); tools get the process's environment, less pith's secrets */
+  /**
+   * where the user's settings.json lives ($PITH_HOME) and the providers' keys (ANTHROPIC_API_KEY,
+   * OPENAI_API_KEY, a provider's apiKeyEnv); tools get the process's environment, less pith's secrets
+   */
   env?: NodeJS.ProcessEnv;
   /** settings from command-line flags: over both files, and trusted like the user's own */
   flags?: Settings;
@@ -47,25 +49,6 @@ export interface HostOptions {
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
-/** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
-function movedError(sessionId: string, owner: SessionOwner): HostError {
-  const where = owner.nodeId === null ? "nobody holds it now; open it again" : `node ${owner.nodeId}${owner.url ? ` at ${owner.url}` : ""} owns it`;
-  return new HostError(ErrorCode.SessionMoved, `session ${sessionId} is not this node's to write: ${where}`, { sessionId, owner });
-}
-
-/** Maps store errors to the protocol's codes. */
-export function hostErrorOf(err: unknown): HostError | undefined {
-  if (err instanceof HostError) return err;
-  if (err instanceof SessionError) {
-    if (err.code === "SessionMoved") return movedError(String(err.data?.sessionId), err.data?.owner as SessionOwner);
-    const code =
-      err.code === "SessionNotFound" ? ErrorCode.SessionNotFound : err.code === "EntryNotFound" ? ErrorCode.EntryNotFound : err.code === "SessionLocked" ? ErrorCode.SessionLocked : ErrorCode.InvalidParams;
-    // data.reason is the stable name; the store's own reason (a sentence) becomes detail
-    const { reason: detail, ...rest } = (err.data ?? {}) as Record<string, unknown>;
-    return new HostError(code, err.message, { ...rest, reason: err.code, ...(detail !== undefined ? { detail } : {}) });
-  }
-  return undefined;
-}
 
 export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
@@ -73,7 +56,8 @@ export class SessionHost {
   readonly store: SessionStore;
   /** sessions another node took from this one, and who has them: answered with SessionMoved */
   private readonly moved = new Map<string, SessionOwner>();
-  private readonly anthropic?: AnthropicProvider;
+  /** providers, their clients and what their servers serve */
+  readonly modelSources: HostModels;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
   /** where a session's tools find the editor serving it (a front that has one sets it: ACP's fs and terminal) */
@@ -83,10 +67,10 @@ export class SessionHost {
   private readonly ignoredSettings = new Map<string, SettingsWarning>();
 
   constructor(private readonly options: HostOptions) {
-    this.offline = !options.apiKey;
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
-    if (!this.offline) this.anthropic = new AnthropicProvider({ apiKey: options.apiKey, baseURL: options.baseURL, logger: options.logger });
-    else options.logger.warn("no ANTHROPIC_API_KEY: sessions use the offline scripted provider (a demo script); set the key to talk to Claude");
+    this.modelSources = new HostModels(options.logger, options.script ?? DEMO_SCRIPT, () => this.env);
+    this.offline = this.startupModels()?.offline ?? true;
+    if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
     this.warnIfUnsandboxed();
     removeStaleSessionTempDirs();
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
@@ -95,9 +79,29 @@ export class SessionHost {
     }
   }
 
-  /** The models known for `cwd`: built in, plus the user's and the project's settings (read now, so updates apply). */
-  models(cwd: string = process.cwd()): ModelRegistry {
-    return new ModelRegistry(this.userSettings(cwd).models ?? []);
+  /** The models for `cwd`: providers and models from the settings in effect there (read now, so updates apply). */
+  models(cwd: string = process.cwd()): ModelResolver {
+    return this.modelsFor(this.userSettings(cwd)).resolver;
+  }
+
+  /** models(cwd) once each configured server answered what it serves (or 2 s passed) */
+  async modelsReady(cwd: string = process.cwd()): Promise<ModelResolver> {
+    const discovering = this.modelSources.ready(this.userSettings(cwd));
+    if (discovering) await discovering;
+    return this.models(cwd);
+  }
+
+  private modelsFor(settings: Settings): SessionModels {
+    return this.modelSources.for(settings);
+  }
+
+  /** The daemon's own cwd's models, for what it says at start (a bad settings file is reported later). */
+  private startupModels(): SessionModels | undefined {
+    try {
+      return this.modelsFor(resolveSettings(process.cwd(), this.env, this.options.flags).settings);
+    } catch {
+      return undefined;
+    }
   }
 
   setPermissionAsker(asker: PermissionAsker): void {
@@ -160,26 +164,14 @@ export class SessionHost {
     return this.settingsFor(cwd).settings;
   }
 
-  private live(file: SessionFile): LiveSession {
+  /** requested: the model createSession asked for (then the settings' default is not consulted) */
+  private live(file: SessionFile, requested?: string): LiveSession {
     const settings = this.userSettings(file.cwd);
-    const script = this.options.script ?? DEMO_SCRIPT;
-    let scripted: ScriptedProvider | undefined;
-    const models = new ModelRegistry(settings.models ?? []);
-    const known = (id: string): ModelInfo => {
-      if (this.offline) return SCRIPTED_MODEL;
-      const model = models.get(id);
-      if (!model) throw new HostError(ErrorCode.InvalidParams, `unknown model ${id}: declare it under "models" in settings.json to use it (a compatible endpoint may serve any id)`, { reason: "UnknownModel", model: id });
-      return model;
-    };
-    const defaultModel = this.offline ? SCRIPTED_MODEL : models.resolve(settings.model ?? DEFAULT_MODEL_ID);
-    const providerFor = (model: ModelInfo): Provider => {
-      if (this.offline || model.provider === "scripted" || !this.anthropic) return (scripted ??= new ScriptedProvider(script));
-      return this.anthropic;
-    };
+    const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
-      providerFor,
-      resolveModel: known,
-      defaultModel,
+      providerFor: (model) => this.modelSources.providerFor(model, models.providers),
+      resolveModel: (name) => models.resolver.resolve(name),
+      defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
@@ -206,9 +198,12 @@ export class SessionHost {
 
   async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
     const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
+    // a local server's window comes from its answer: wait for it (bounded) before choosing the model
+    const discovering = this.modelSources.ready(this.userSettings(cwd));
+    if (discovering) await discovering;
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
-      const session = this.live(file);
+      const session = this.live(file, params.model);
       if (params.model) session.setModel(params.model);
       if (params.name) session.setName(params.name);
       return session;
@@ -241,6 +236,8 @@ export class SessionHost {
         }
         try {
           await opened.warmContextAsync();
+          const discovering = this.modelSources.ready(this.userSettings(opened.cwd));
+          if (discovering) await discovering;
           this.moved.delete(opened.sessionId);
           return this.live(opened);
         } catch (err) {
@@ -339,6 +336,7 @@ export class SessionHost {
   /** Aborts every run, waits for them to end, syncs and closes every file. */
   async shutdown(): Promise<void> {
     clearInterval(this.idleTimer);
+    this.modelSources.close();
     const all = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(all.map((s) => s.close().catch((err) => this.options.logger.error({ err }, "closing a session failed"))));

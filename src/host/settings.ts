@@ -20,9 +20,10 @@ export type { SettingsWarning };
 
 /**
  * Keys only the user (their settings file, a flag) may set: each widens what the model's tools
- * may reach (outside the cwd, without asking, outside the sandbox, the daemon's environment).
+ * may reach (outside the cwd, without asking, outside the sandbox, the daemon's environment), or
+ * where the user's API keys are sent (a provider entry names a URL and a key variable).
  */
-export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv"] as const satisfies readonly (keyof Settings)[];
+export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv", "providers"] as const satisfies readonly (keyof Settings)[];
 
 export class SettingsError extends Error {
   constructor(

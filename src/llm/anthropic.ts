@@ -11,8 +11,12 @@ import { ProviderError, type ModelInfo, type Provider, type StreamEvent, type St
 import { makeUsage } from "./usage.js";
 
 export interface AnthropicOptions {
+  /** the provider's name in settings (default "anthropic") */
+  name?: string;
+  /** never read from the environment here: the key of one provider must not go to another's URL */
   apiKey?: string;
   baseURL?: string;
+  headers?: Record<string, string>;
   logger?: Logger;
   /** abort a stream that sends nothing for this long (a hung connection) */
   idleTimeoutMs?: number;
@@ -35,17 +39,19 @@ function stopReasonOf(reason: string | null | undefined): "stop" | "length" | "t
 }
 
 export class AnthropicProvider implements Provider {
-  readonly name = "anthropic";
+  readonly name: string;
   private readonly client: Anthropic;
   private readonly idleTimeoutMs: number;
   private readonly log?: Logger;
 
   constructor(options: AnthropicOptions = {}) {
+    this.name = options.name ?? "anthropic";
     this.log = options.logger;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
     this.client = new Anthropic({
-      apiKey: options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? "missing-key",
-      baseURL: options.baseURL ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
+      apiKey: options.apiKey ?? "no-key",
+      baseURL: options.baseURL ?? "https://api.anthropic.com",
+      ...(options.headers && Object.keys(options.headers).length > 0 ? { defaultHeaders: options.headers } : {}),
       maxRetries: 0,
       logger: sdkLogger(options.logger),
     });

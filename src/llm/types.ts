@@ -2,10 +2,17 @@
 import type { ThinkingLevel, ErrorClass } from "../../protocol/messages.js";
 import type { AgentMessage, AssistantMessage, ToolCall } from "../messages/types.js";
 
+/** Where a model's window came from (listModels' `windowSource`): the most trustworthy first. */
+export type WindowSource = "settings" | "discovered" | "catalog" | "learned" | "default";
+
 export interface ModelInfo {
   id: string;
-  /** "anthropic" for the Messages API (or a compatible server), "scripted" offline */
+  /** the provider's name (a built-in "anthropic" / "openai", a settings entry's key, "scripted" offline) */
   provider: string;
+  /** the API that provider speaks (absent: the scripted provider's, or Anthropic's for old callers) */
+  api?: "anthropic" | "openai-responses" | "openai-completions" | "ollama";
+  /** how the window was learned; absent: the model table's */
+  windowSource?: WindowSource;
   name?: string;
   contextWindow: number;
   maxOutputTokens: number;

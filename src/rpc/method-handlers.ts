@@ -85,13 +85,15 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     compact: (p) => session(p).compact(p.instructions),
     setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
     navigateTree: (p) => session(p).navigateTree(p.targetId, p.summarize, p.instructions),
-    setModel: (p) => session(p).setModel(p.model),
+    setModel: async (p) => {
+      await host.modelsReady(session(p).file.cwd);
+      return session(p).setModel(p.model);
+    },
     setThinkingLevel: (p) => session(p).setThinkingLevel(p.level),
-    listModels: () => ({
-      models: host
-        .models()
+    listModels: async () => ({
+      models: (await host.modelsReady())
         .list()
-        .map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens })),
+        .map((m) => ({ id: m.id, name: m.name, provider: m.provider, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, windowSource: m.windowSource ?? "catalog", hasKey: m.hasKey })),
     }),
     getSettings: (p) => settings.get(p.cwd),
     updateSettings: (p) => settings.update(p.patch),

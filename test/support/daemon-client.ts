@@ -79,7 +79,7 @@ export interface DaemonEnvOptions {
 /** A clean environment for bin/pith: no test-runner hooks, PITH_HOME and the API set. */
 export function daemonEnv(opts: DaemonEnvOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA"]) delete env[key];
+  for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA"]) delete env[key];
   env.PITH_HOME = opts.home;
   env.PITH_LOG_LEVEL = "warn";
   if (opts.fake) {

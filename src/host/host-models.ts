@@ -1,0 +1,47 @@
+// The daemon's side of models: one client per provider (provider-pool.ts), what each server says
+// it serves (provider-discovery.ts), and the models a session's settings make available.
+import type { Logger } from "pino";
+import type { Script } from "../llm/scripted.js";
+import type { ModelInfo, Provider } from "../llm/types.js";
+import type { DiscoveryState } from "../llm/discovery/index.js";
+import type { ResolvedProvider } from "../llm/provider-config.js";
+import { ProviderDiscovery } from "./provider-discovery.js";
+import { ProviderPool } from "./provider-pool.js";
+import { sessionModels, type SessionModels } from "./session-models.js";
+import type { Settings } from "./settings.js";
+
+export class HostModels {
+  private readonly pool: ProviderPool;
+  private readonly discovery = new ProviderDiscovery();
+
+  constructor(
+    logger: Logger,
+    script: Script,
+    private readonly env: () => NodeJS.ProcessEnv,
+  ) {
+    this.pool = new ProviderPool(logger, script);
+  }
+
+  /** The providers and models `settings` make available (discovery answers as far as they came). */
+  for(settings: Settings): SessionModels {
+    return sessionModels(settings, this.env(), (p) => this.discovery.models(p));
+  }
+
+  providerFor(model: ModelInfo, providers: ReadonlyMap<string, ResolvedProvider>): Provider {
+    return this.pool.providerFor(model, providers);
+  }
+
+  /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */
+  ready(settings: Settings, waitMs?: number): Promise<void> | undefined {
+    return this.discovery.ready(this.for(settings).providers.values(), waitMs);
+  }
+
+  /** Each configured provider's discovery state (undefined: not asked); `refresh` asks again first. */
+  states(settings: Settings, refresh = false): Promise<Map<string, DiscoveryState | undefined>> {
+    return this.discovery.states(this.for(settings).providers.values(), refresh);
+  }
+
+  close(): void {
+    this.discovery.close();
+  }
+}
