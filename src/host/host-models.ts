@@ -1,7 +1,8 @@
 // The daemon's side of models: one client per provider (provider-pool.ts), what each server says
 // it serves (provider-discovery.ts), and the models a session's settings make available.
 import type { Logger } from "pino";
-import type { Script } from "../llm/scripted.js";
+import { SCRIPTED_MODEL } from "../llm/models.js";
+import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
 import type { ResolvedProvider } from "../llm/provider-config.js";
@@ -16,10 +17,10 @@ export class HostModels {
 
   constructor(
     logger: Logger,
-    script: Script,
+    private readonly script: Script,
     private readonly env: () => NodeJS.ProcessEnv,
   ) {
-    this.pool = new ProviderPool(logger, script);
+    this.pool = new ProviderPool(logger);
   }
 
   /** The providers and models `settings` make available (discovery answers as far as they came). */
@@ -27,8 +28,10 @@ export class HostModels {
     return sessionModels(settings, this.env(), (p) => this.discovery.models(p));
   }
 
-  providerFor(model: ModelInfo, providers: ReadonlyMap<string, ResolvedProvider>): Provider {
-    return this.pool.providerFor(model, providers);
+  /** What one session's models are served by: the shared clients, and its own place in the offline script. */
+  providersOfSession(providers: ReadonlyMap<string, ResolvedProvider>): (model: ModelInfo) => Provider {
+    let scripted: ScriptedProvider | undefined;
+    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= new ScriptedProvider(this.script)) : this.pool.providerFor(model, providers));
   }
 
   /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */

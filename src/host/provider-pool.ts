@@ -1,28 +1,22 @@
 // One client per configured provider, made when a session first needs it and kept (with its
-// connection pool) while the provider's settings stay the same; the offline script is one more.
+// connection pool) while the provider's settings stay the same. The offline script is not here:
+// it keeps its place in the script, so each session has its own (host-models.ts).
 import type { Logger } from "pino";
 import { AnthropicProvider } from "../llm/anthropic.js";
 import { OllamaProvider } from "../llm/ollama.js";
 import { OpenAICompletionsProvider } from "../llm/openai-completions.js";
 import { OpenAIResponsesProvider } from "../llm/openai-responses.js";
 import { providerKey, type ResolvedProvider } from "../llm/provider-config.js";
-import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
-import { SCRIPTED_MODEL } from "../llm/models.js";
 import { ErrorCode, HostError } from "./errors.js";
 
 export class ProviderPool {
   private readonly built = new Map<string, Provider>();
-  private scripted?: ScriptedProvider;
 
-  constructor(
-    private readonly logger: Logger,
-    private readonly script: Script,
-  ) {}
+  constructor(private readonly logger: Logger) {}
 
   /** The client for a model of `providers` (the settings in effect for its session). */
   providerFor(model: ModelInfo, providers: ReadonlyMap<string, ResolvedProvider>): Provider {
-    if (model.provider === SCRIPTED_MODEL.provider) return (this.scripted ??= new ScriptedProvider(this.script));
     const p = providers.get(model.provider);
     if (!p) throw new HostError(ErrorCode.InvalidParams, `no provider "${model.provider}" is configured`, { reason: "UnknownModel", model: `${model.provider}/${model.id}` });
     const key = providerKey(p);

@@ -169,7 +169,7 @@ export class SessionHost {
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
-      providerFor: (model) => this.modelSources.providerFor(model, models.providers),
+      providerFor: this.modelSources.providersOfSession(models.providers),
       resolveModel: (name) => models.resolver.resolve(name),
       defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),

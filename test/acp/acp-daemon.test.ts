@@ -82,7 +82,9 @@ test("a prompt streams thought and message chunks, a tool call with its result, 
   assert.equal(r.stopReason, "end_turn");
   const got = a.since(from, s.sessionId);
   assert.match(agentText(got), /Reading\.[\s\S]*The notes have two lines\./);
-  assert.ok(got.some((u) => u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text" && u.content.text.includes("Let me think")), "the thinking");
+  // the thinking may come in several chunks (how the deltas were cut depends on the machine's load)
+  const thought = got.map((u) => (u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text" ? u.content.text : "")).join("");
+  assert.ok(thought.includes("Let me think"), `the thinking: ${JSON.stringify(thought)}`);
   const call = got.find((u) => u.sessionUpdate === "tool_call");
   assert.ok(call && call.sessionUpdate === "tool_call");
   assert.equal(call.kind, "read");
