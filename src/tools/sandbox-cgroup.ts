@@ -17,7 +17,7 @@
 // whose failures the command only sees as its own errors.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { counter, removeWhenEmpty, sweepStale, tryRmdir, type CommandCgroup } from "./cgroup-fs.js";
+import { counter, removeWhenEmpty, sweepStale, tryRmdir, type CommandCgroup, type LimitHit } from "./cgroup-fs.js";
 import { ownV2Dir, planV2, prepareV2, readV2State, v2CommandCgroup } from "./sandbox-cgroup-v2.js";
 import type { SandboxLimits } from "./sandbox.js";
 
@@ -151,4 +151,22 @@ function v1CommandCgroup(parent: { pids: string; mem: string }, name: string, li
  */
 export function rlimitPrefix(limits: SandboxLimits): string {
   return `ulimit -u ${limits.processes} 2>/dev/null; ulimit -d ${limits.memoryMB * 1024} 2>/dev/null; `;
+}
+
+/** How often a running command's cgroup is checked for a limit it hit. */
+const WATCH_MS = 100;
+
+/**
+ * Checks a command's cgroup until the first limit it hits, then calls `onHit` once and stops.
+ * The timer does not keep the process alive; clear it when the command ends.
+ */
+export function watchCgroup(cgroup: CommandCgroup, onHit: (hit: LimitHit) => void): NodeJS.Timeout {
+  const timer: NodeJS.Timeout = setInterval(() => {
+    const hit = cgroup.hit();
+    if (!hit) return;
+    clearInterval(timer);
+    onHit(hit);
+  }, WATCH_MS);
+  timer.unref();
+  return timer;
 }

@@ -8,12 +8,9 @@
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
-import { commandCgroup, rlimitPrefix, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
+import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
-
-/** How often the cgroup's counters are read while the command runs. */
-const WATCH_MS = 100;
 
 export class SandboxRun {
   readonly file = BWRAP;
@@ -58,15 +55,11 @@ export class SandboxRun {
     seccomp?.end(this.filter);
     if (this.fds.info !== undefined) this.startNetwork(fd(this.fds.info), fd(this.fds.block));
     if (this.cgroup) {
-      const cgroup = this.cgroup;
-      this.watch = setInterval(() => {
-        const hit = cgroup.hit();
-        if (!hit || this.hit) return;
+      this.watch = watchCgroup(this.cgroup, (hit) => {
+        if (this.hit) return;
         this.hit = hit;
-        clearInterval(this.watch);
         onLimit(hit);
-      }, WATCH_MS);
-      this.watch.unref();
+      });
     }
   }
 

@@ -26,15 +26,13 @@ import { join } from "node:path";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper } from "./reaper.js";
 import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
-import { commandCgroup, rlimitPrefix, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
+import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
 
 /** The command's shell waits for pith's "go" on 5, then closes the handshake's descriptors. */
 const GATE = `read -r go <&5 && [ "$go" = go ] || { echo "pith: the command was not started (pith went away before its sandbox was ready)" >&2; exit 125; }; exec 3<&- 4>&- 5<&-; `;
 
-/** How often the cgroup's counters are read while the command runs. */
-const WATCH_MS = 100;
 /** How often the pid report is looked for (it comes as soon as the editor starts the launcher). */
 const POLL_MS = 10;
 
@@ -108,15 +106,11 @@ export class TerminalSandbox {
     };
     look();
     if (this.cgroup) {
-      const cgroup = this.cgroup;
-      this.watch = setInterval(() => {
-        const hit = cgroup.hit();
-        if (!hit || this.hit) return;
+      this.watch = watchCgroup(this.cgroup, (hit) => {
+        if (this.hit) return;
         this.hit = hit;
-        clearInterval(this.watch);
         onLimit(hit);
-      }, WATCH_MS);
-      this.watch.unref();
+      });
     }
   }
 
