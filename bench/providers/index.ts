@@ -14,7 +14,7 @@ export async function runProvidersBench(options: { deltas?: number; runs?: numbe
   const figures = await runProviderCases(PROVIDER_CASES, { ...options, log });
   // Ollama's NDJSON has no SDK: its baseline is the same stream read raw with fetch
   log("");
-  await runOllamaBench({ log });
+  await runOllamaBench({ log, ...(options.runs !== undefined ? { runs: options.runs } : {}), ...(options.deltas !== undefined ? { small: options.deltas, long: Math.max(10, Math.ceil(options.deltas / 10)) } : {}) });
   log("");
   log(JSON.stringify({ bench: "providers", figures }));
   return figures;

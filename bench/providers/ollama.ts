@@ -14,15 +14,15 @@ import type { ModelInfo } from "../../src/llm/types.js";
 import { collectGarbage, median, round, table } from "../util.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const SMALL_LINES = Number(process.env.BENCH_OLLAMA_SMALL ?? 20_000);
-const LONG_LINES = Number(process.env.BENCH_OLLAMA_LONG ?? 2000);
+const DEFAULT_RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const DEFAULT_SMALL = Number(process.env.BENCH_OLLAMA_SMALL ?? 20_000);
+const DEFAULT_LONG = Number(process.env.BENCH_OLLAMA_LONG ?? 2000);
 
-async function startServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startServer(small: number, long: number): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "bench", "providers", "ollama-server-child.ts")], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, BENCH_OLLAMA_SMALL: String(SMALL_LINES), BENCH_OLLAMA_LONG: String(LONG_LINES) },
+    env: { ...process.env, BENCH_OLLAMA_SMALL: String(small), BENCH_OLLAMA_LONG: String(long) },
   });
   const url = await new Promise<string>((resolve) => child.stdout!.once("data", (d) => resolve(String(d).trim())));
   return { url, stop: () => new Promise((r) => (child.once("exit", r), child.kill("SIGTERM"))) };
@@ -86,9 +86,11 @@ async function viaProvider(provider: OllamaProvider, id: string): Promise<Run> {
   return { ms: performance.now() - t0, cpuMs: cpuNow() - c0, tokens: 0, chars, events };
 }
 
-export async function runOllamaBench(opts: { log?: (line: string) => void } = {}): Promise<void> {
+/** `small` / `long`: lines per reply of each shape; `runs`: timed runs per figure (the test runs it tiny) */
+export async function runOllamaBench(opts: { log?: (line: string) => void; runs?: number; small?: number; long?: number } = {}): Promise<void> {
   const log = opts.log ?? ((line: string) => console.log(line));
-  const server = await startServer();
+  const [RUNS, SMALL_LINES, LONG_LINES] = [opts.runs ?? DEFAULT_RUNS, opts.small ?? DEFAULT_SMALL, opts.long ?? DEFAULT_LONG];
+  const server = await startServer(SMALL_LINES, LONG_LINES);
   const provider = new OllamaProvider({ baseURL: server.url });
   const read = (which: Reader, id: string) => (which === "provider" ? viaProvider(provider, id) : raw(server.url, id, which === "rawKeep"));
   const rows: (string | number)[][] = [["Ollama /api/chat NDJSON (fake Ollama in its own process)", "tokens", "raw ms", "raw+keep ms", "provider ms", "wall ratio", "CPU ratio", "CPU ratio to bare raw", "CPU µs/token"]];

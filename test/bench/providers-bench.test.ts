@@ -19,4 +19,5 @@ test("providers bench: each provider and shape measured against the raw SDK stre
   const out = lines.join("\n");
   assert.match(out, /openai-completions: tool-call argument deltas/);
   assert.match(out, /"bench":"providers"/);
+  assert.match(out, /"bench":"providers-ollama"/, "the Ollama part ran too");
 });
