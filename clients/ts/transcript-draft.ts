@@ -2,7 +2,7 @@
 // like a mutable object, and each collection (items, tools, seen keys, summaries) is copied the
 // first time it is written, so the state given in is never changed and a whole fetched
 // transcript is built in one pass instead of one copy per message.
-import type { ToolState, TranscriptItem, TranscriptState } from "./transcript-state.js";
+import type { ToolState, TranscriptItem, TranscriptState } from "./transcript-types.js";
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 /** An item as a step makes it; the draft gives it the next id. */

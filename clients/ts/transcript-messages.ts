@@ -1,12 +1,13 @@
-// How messages and tool calls enter a transcript (transcript-state.ts has the state and the
-// rest of the reducer). A message is keyed by role and timestamp: events can repeat what a fetch
-// showed (getMessages, then the events that overlapped it) and a message already shown whole is
-// not shown twice. A reply is shown as it streams; a non-reply message is shown at its start and
-// replaced at its end. A tool call's status only moves forward once it has a result.
+// How messages and tool calls enter a transcript (transcript-types.ts has the state,
+// transcript-state.ts the rest of the reducer). A message is keyed by role and timestamp: events
+// can repeat what a fetch showed (getMessages, then the events that overlapped it) and a message
+// already shown whole is not shown twice. A reply is shown as it streams; a non-reply message is
+// shown at its start and replaced at its end. A tool call's status only moves forward once it has
+// a result.
 import type { AgentMessage, AssistantMessage, MessageDelta, ToolCall, ToolResultMessage, UserContentBlock } from "../../protocol/index.js";
 import { applyDelta } from "./reply-stream.js";
 import type { TranscriptDraft } from "./transcript-draft.js";
-import type { ReplyModel, ShownMessage, ToolState, ToolStatus, TranscriptItem } from "./transcript-state.js";
+import type { ReplyModel, ShownMessage, ToolState, ToolStatus, TranscriptItem } from "./transcript-types.js";
 
 type AssistantItem = Extract<TranscriptItem, { type: "assistant" }>;
 
