@@ -35,6 +35,6 @@ export function serveBanner(o: { url: string; token: string; origin: TokenOrigin
     `  ${tokenLine(o.origin)}`,
     `  ${settings ? sandboxSummary(settings) : "sandbox: unknown (settings.json cannot be read)"}`,
   ];
-  if (o.offline) lines.push("  no ANTHROPIC_API_KEY: sessions run the offline scripted demo");
+  if (o.offline) lines.push("  no model set and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions run the offline scripted demo (pith models)");
   return lines.join("\n") + "\n";
 }
