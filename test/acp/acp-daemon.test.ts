@@ -320,8 +320,13 @@ test("session/load replays the whole active branch (history before the summary t
   assert.deepEqual(list.sessions.map((x) => x.sessionId), [s.sessionId]);
   const at = b.updates.length;
   await b.request(acp.methods.agent.session.resume, { sessionId: s.sessionId, cwd });
-  await new Promise((r) => setTimeout(r, 100));
-  assert.deepEqual(b.since(at, s.sessionId).map((u) => u.sessionUpdate), ["available_commands_update"], "resume replays nothing");
+  // A replay goes out before the answer (as load's did above) and the commands follow the answer,
+  // so once the commands are here any replay would be too; the mode change is a second fence for
+  // anything sent later still: its update follows everything the session sent before it.
+  await b.waitUpdate((u) => u.sessionUpdate === "available_commands_update", "commands after resume", at);
+  await b.request(acp.methods.agent.session.setMode, { sessionId: s.sessionId, modeId: "readonly" });
+  await b.waitUpdate((u) => u.sessionUpdate === "current_mode_update", "the mode change after resume", at);
+  assert.deepEqual(b.since(at, s.sessionId).map((u) => u.sessionUpdate), ["available_commands_update", "current_mode_update"], "resume replays nothing");
   await b.request(acp.methods.agent.session.delete, { sessionId: s.sessionId });
   assert.deepEqual((await b.request(acp.methods.agent.session.list, { cwd })).sessions, []);
   assert.deepEqual(b.violations, []);

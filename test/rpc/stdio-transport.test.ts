@@ -4,6 +4,7 @@ import { once } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import pino from "pino";
 import { MAX_BATCH_CHARS, stdioConnection } from "../../src/rpc/stdio-transport.js";
 
 function setup(maxLineBytes?: number) {
@@ -159,15 +160,38 @@ test("a write error (EPIPE) closes the connection quietly; later sends are no-op
   assert.equal(closed, 1);
 });
 
-test("a real EPIPE (reader process gone) does not throw", { timeout: 5000 }, async () => {
-  const child = spawn(process.execPath, ["-e", ""], { stdio: ["pipe", "ignore", "ignore"] });
-  await once(child, "exit");
-  const conn = stdioConnection(new PassThrough(), child.stdin!);
-  const closed = new Promise<void>((resolve) => conn.onClose(resolve));
+test("a real EPIPE (reader process gone) closes the connection once, is logged, throws nothing; later sends write nothing", { timeout: 5000 }, async (t) => {
+  // The reader closes its end of the pipe but stays alive: the write fails with EPIPE itself (a
+  // reader that has exited leaves a pipe node has already destroyed, a different failure).
+  const child = spawn(process.execPath, ["-e", "require('fs').closeSync(0); process.stdout.write('closed'); setTimeout(() => {}, 30000)"], { stdio: ["pipe", "pipe", "ignore"] });
+  t.after(() => child.kill());
+  await once(child.stdout!, "data");
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => uncaught.push(err);
+  process.on("uncaughtException", onUncaught);
+  t.after(() => process.removeListener("uncaughtException", onUncaught));
+  const logs: Array<{ msg: string; err?: { code?: string } }> = [];
+  const logger = pino({ level: "debug" }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+  const stdin = child.stdin!;
+  let writesAfterClose = 0;
+  let closes = 0;
+  const write = stdin.write.bind(stdin) as (...args: unknown[]) => boolean;
+  stdin.write = ((...args: unknown[]) => (closes > 0 && writesAfterClose++, write(...args))) as typeof stdin.write;
+  const conn = stdioConnection(new PassThrough(), stdin, { logger });
+  const closed = new Promise<void>((resolve) => conn.onClose(() => (closes++, resolve())));
   for (let i = 0; i < 50; i++) conn.send(JSON.stringify({ i, pad: "x".repeat(4096) }));
   await closed;
   conn.send("after");
   await conn.flushed();
+  await tick();
+  assert.equal(closes, 1, "onClose fired once");
+  assert.deepEqual(
+    logs.map((l) => [l.msg, l.err?.code]),
+    [["stdio transport: output failed, closing", "EPIPE"]],
+    "the write error is the reason, logged once",
+  );
+  assert.equal(writesAfterClose, 0, "nothing is written once the connection closed");
+  assert.deepEqual(uncaught, [], "the EPIPE did not escape as an uncaught exception");
 });
 
 test("close() stops reading, fires onClose once, drops later sends", { timeout: 5000 }, async () => {

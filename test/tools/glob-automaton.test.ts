@@ -31,6 +31,16 @@ test("the automaton agrees with the old regular expressions on 20,000 generated 
   assert.ok(checked > 15_000);
 });
 
+// Found by the reference's own brace expansion: the automaton decides whether "**" is a whole
+// segment from the glob's text, so a "**" next to a brace group is a plain "*" there, while after
+// expansion (as a shell or minimatch reads it) "{,a}**" holds a whole-segment "**". Recorded, not
+// settled: which reading pith wants is a product question.
+test("a ** next to a brace group means what it means once the braces are expanded", { todo: "the automaton reads ** beside a brace as a plain *" }, () => {
+  for (const [glob, path] of [["{,a}**", "x/y"], ["{**/,}b", "x/y/b"], ["**{,a}", "x/y"]]) {
+    assert.equal(globMatches(glob, path), globToRegExp(glob).test(path), `glob ${glob} on ${path}`);
+  }
+});
+
 test("a hostile glob costs work linear in the name: 8x the name, about 8x the states visited", () => {
   // `*a*a*a...b` against a name of a's is exponential for a backtracking engine (8.9 s for 36
   // characters with ten stars); the automaton's work is counted, not timed, so this cannot flake
