@@ -15,6 +15,7 @@ import { randomBytes } from "node:crypto";
 import { COMPLETIONS_API, toCompletionsMessages, toCompletionsTools, type ReasoningField } from "./openai-completions-convert.js";
 import { createOpenAIClient, isOpenAIEndpoint, reasoningEffort, type OpenAIClientOptions } from "./openai-client.js";
 import { classifyOpenAIError } from "./openai-errors.js";
+import { pumpEvents } from "./event-pump.js";
 import { PartialMessage } from "./partial.js";
 import { StreamWatch } from "./stream-watch.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
@@ -164,38 +165,38 @@ export class OpenAICompletionsProvider implements Provider {
     };
   }
 
-  async *stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
-    const partial = new PartialMessage({ ...request.model, provider: this.name }, COMPLETIONS_API);
-    const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
-    const reader = new ChunkReader(partial);
-    const out: StreamEvent[] = [];
-    try {
-      yield partial.start();
-      const stream = await this.client.chat.completions.create(this.buildParams(request), { signal: watch.signal });
-      for await (const chunk of stream) {
-        watch.touch();
-        reader.read(chunk, out);
-        for (let i = 0; i < out.length; i++) yield out[i];
-        out.length = 0;
-      }
-      // the SDK ends an aborted stream quietly
-      const stopped = watch.stopError();
-      if (stopped) throw stopped;
-      reader.finish(out);
-      yield* out;
-      partial.message.usage = makeUsage(reader.usage, request.model.pricing);
-      const reason = reader.finishReason;
-      // a server that names no finish_reason but sent its closing usage finished; otherwise the reply was cut
-      if (reason === null && !reader.sawUsage) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the reply was complete (no finish_reason)" });
-      if (reason === "content_filter") throw new ProviderError({ errorClass: "fatal", message: "the server's content filter stopped the reply (finish_reason content_filter)" });
-      // some servers say "stop" after tool calls
-      partial.message.stopReason = reason === "length" ? "length" : reason === "tool_calls" || reason === "function_call" || reader.hasToolCalls ? "toolUse" : "stop";
-      yield partial.done();
-    } catch (err) {
-      partial.message.usage = makeUsage(reader.usage, request.model.pricing);
-      yield partial.fail(watch.stopError() ?? classifyOpenAIError(err, request.signal));
-    } finally {
-      watch.dispose();
-    }
+  stream(request: StreamRequest): AsyncIterableIterator<StreamEvent, undefined> {
+    return pumpEvents(() => {
+      const partial = new PartialMessage({ ...request.model, provider: this.name }, COMPLETIONS_API);
+      const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
+      const reader = new ChunkReader(partial);
+      return {
+        start: () => partial.start(),
+        open: async () => this.client.chat.completions.create(this.buildParams(request), { signal: watch.signal }),
+        read(chunk: OpenAI.Chat.ChatCompletionChunk, out: StreamEvent[]) {
+          watch.touch();
+          reader.read(chunk, out);
+        },
+        end(out: StreamEvent[]) {
+          // the SDK ends an aborted stream quietly
+          const stopped = watch.stopError();
+          if (stopped) throw stopped;
+          reader.finish(out);
+          partial.message.usage = makeUsage(reader.usage, request.model.pricing);
+          const reason = reader.finishReason;
+          // a server that names no finish_reason but sent its closing usage finished; otherwise the reply was cut
+          if (reason === null && !reader.sawUsage) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the reply was complete (no finish_reason)" });
+          if (reason === "content_filter") throw new ProviderError({ errorClass: "fatal", message: "the server's content filter stopped the reply (finish_reason content_filter)" });
+          // some servers say "stop" after tool calls
+          partial.message.stopReason = reason === "length" ? "length" : reason === "tool_calls" || reason === "function_call" || reader.hasToolCalls ? "toolUse" : "stop";
+          out.push(partial.done());
+        },
+        fail(err: unknown) {
+          partial.message.usage = makeUsage(reader.usage, request.model.pricing);
+          return partial.fail(watch.stopError() ?? classifyOpenAIError(err, request.signal));
+        },
+        dispose: () => watch.dispose(),
+      };
+    });
   }
 }

@@ -14,6 +14,7 @@ import type OpenAI from "openai";
 import { createOpenAIClient, reasoningEffort, type OpenAIClientOptions } from "./openai-client.js";
 import { classifyFault, classifyOpenAIError, responseFailure } from "./openai-errors.js";
 import { encodeTextSignature, RESPONSES_API, toResponsesInput, toResponsesTools } from "./openai-responses-convert.js";
+import { pumpEvents } from "./event-pump.js";
 import { PartialMessage } from "./partial.js";
 import { StreamWatch } from "./stream-watch.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
@@ -173,35 +174,36 @@ export class OpenAIResponsesProvider implements Provider {
     };
   }
 
-  async *stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
-    const partial = new PartialMessage({ ...request.model, provider: this.name }, RESPONSES_API);
-    const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
-    const reader = new EventReader(partial);
-    const out: StreamEvent[] = [];
-    try {
-      yield partial.start();
-      const stream = await this.client.responses.create(this.buildParams(request), { signal: watch.signal });
-      for await (const ev of stream) {
-        watch.touch();
-        reader.read(ev, out);
-        for (let i = 0; i < out.length; i++) yield out[i];
-        out.length = 0;
-      }
-      // the SDK ends an aborted stream quietly
-      const stopped = watch.stopError();
-      if (stopped) throw stopped;
-      partial.message.usage = makeUsage(reader.usage, request.model.pricing);
-      const final = reader.final;
-      if (!final) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the response was complete" });
-      const incomplete = final.status === "incomplete" ? (final.incomplete_details?.reason ?? "unknown") : undefined;
-      if (incomplete === "content_filter") throw new ProviderError({ errorClass: "fatal", message: "the content filter stopped the reply (incomplete: content_filter)" });
-      partial.message.stopReason = incomplete ? "length" : reader.hasToolCalls ? "toolUse" : "stop";
-      yield partial.done();
-    } catch (err) {
-      partial.message.usage = makeUsage(reader.usage, request.model.pricing);
-      yield partial.fail(watch.stopError() ?? classifyOpenAIError(err, request.signal));
-    } finally {
-      watch.dispose();
-    }
+  stream(request: StreamRequest): AsyncIterableIterator<StreamEvent, undefined> {
+    return pumpEvents(() => {
+      const partial = new PartialMessage({ ...request.model, provider: this.name }, RESPONSES_API);
+      const watch = new StreamWatch(request.signal, this.idleTimeoutMs);
+      const reader = new EventReader(partial);
+      return {
+        start: () => partial.start(),
+        open: async () => this.client.responses.create(this.buildParams(request), { signal: watch.signal }),
+        read(ev: Event, out: StreamEvent[]) {
+          watch.touch();
+          reader.read(ev, out);
+        },
+        end(out: StreamEvent[]) {
+          // the SDK ends an aborted stream quietly
+          const stopped = watch.stopError();
+          if (stopped) throw stopped;
+          partial.message.usage = makeUsage(reader.usage, request.model.pricing);
+          const final = reader.final;
+          if (!final) throw new ProviderError({ errorClass: "transient", message: "the stream ended before the response was complete" });
+          const incomplete = final.status === "incomplete" ? (final.incomplete_details?.reason ?? "unknown") : undefined;
+          if (incomplete === "content_filter") throw new ProviderError({ errorClass: "fatal", message: "the content filter stopped the reply (incomplete: content_filter)" });
+          partial.message.stopReason = incomplete ? "length" : reader.hasToolCalls ? "toolUse" : "stop";
+          out.push(partial.done());
+        },
+        fail(err: unknown) {
+          partial.message.usage = makeUsage(reader.usage, request.model.pricing);
+          return partial.fail(watch.stopError() ?? classifyOpenAIError(err, request.signal));
+        },
+        dispose: () => watch.dispose(),
+      };
+    });
   }
 }

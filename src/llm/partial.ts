@@ -5,7 +5,8 @@ import type { ModelInfo, ProviderError, StreamEvent } from "./types.js";
 
 export class PartialMessage {
   readonly message: AssistantMessage;
-  private readonly toolJson = new Map<number, string>();
+  /** the arguments JSON so far of each tool call still open, by content index (an array: this is the per-delta path) */
+  private readonly toolJson: (string | undefined)[] = [];
 
   constructor(model: ModelInfo, api: string) {
     this.message = { role: "assistant", content: [], api, provider: model.provider, model: model.id, usage: emptyUsage(), stopReason: "stop", timestamp: Date.now() };
@@ -39,19 +40,19 @@ export class PartialMessage {
 
   beginToolCall(index: number, id: string, name: string): StreamEvent {
     this.message.content[index] = { type: "toolCall", id, name, arguments: {} };
-    this.toolJson.set(index, "");
+    this.toolJson[index] = "";
     return { type: "toolcall_start", contentIndex: index, id, name, partial: this.message };
   }
   toolJsonDelta(index: number, delta: string): StreamEvent {
-    this.toolJson.set(index, (this.toolJson.get(index) ?? "") + delta);
+    this.toolJson[index] = (this.toolJson[index] ?? "") + delta;
     return { type: "toolcall_delta", contentIndex: index, delta, partial: this.message };
   }
   /** Ends a block; for a tool call, parses its arguments (invalid JSON leaves {} and the tool's validation reports it). */
   endBlock(index: number): StreamEvent | undefined {
     const block = this.message.content[index];
     if (block?.type !== "toolCall") return undefined;
-    const json = this.toolJson.get(index) ?? "";
-    this.toolJson.delete(index);
+    const json = this.toolJson[index] ?? "";
+    this.toolJson[index] = undefined;
     if (json.trim()) {
       try {
         const parsed = JSON.parse(json) as unknown;
@@ -70,7 +71,7 @@ export class PartialMessage {
 
   fail(error: ProviderError): StreamEvent {
     // a call whose arguments never finished cannot be run: leave it out of the stored message
-    this.message.content = this.message.content.filter((b, i) => b !== undefined && (b.type !== "toolCall" || !this.toolJson.has(i)));
+    this.message.content = this.message.content.filter((b, i) => b !== undefined && (b.type !== "toolCall" || this.toolJson[i] === undefined));
     this.message.stopReason = error.errorClass === "aborted" ? "aborted" : "error";
     this.message.errorMessage = error.message;
     return { type: "error", message: this.message, error };
