@@ -56,6 +56,7 @@ import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { chunkCodePoints } from "./chunks.js";
 
 export * from "./fake-anthropic-scenarios.js";
 
@@ -227,15 +228,6 @@ function errorBody(type: string, message: string, requestId?: string): Record<st
   const body: Record<string, unknown> = { type: "error", error: { type, message } };
   if (requestId) body.request_id = requestId;
   return body;
-}
-
-/** code-point-safe chunks of at most `size` code points (at least one chunk, possibly empty) */
-function chunkCodePoints(text: string, size: number): string[] {
-  const points = Array.from(text);
-  const n = Math.max(1, Math.floor(size));
-  const out: string[] = [];
-  for (let i = 0; i < points.length; i += n) out.push(points.slice(i, i + n).join(""));
-  return out.length ? out : [""];
 }
 
 function chunkChars(text: string, size: number): string[] {

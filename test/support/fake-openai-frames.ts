@@ -6,6 +6,7 @@
 // llama.cpp sends it. Responses API: `event: <type>\ndata: {...}\n\n`, every event with a
 // sequence_number; items open with response.output_item.added and close with
 // response.output_item.done; the stream ends with response.completed or response.incomplete.
+import { chunkCodePoints } from "./chunks.js";
 
 export type FakeBlock =
   | { type: "text"; text: string; chunkSize?: number }
@@ -73,15 +74,6 @@ export interface Frames {
   frames: string[];
   /** index of the first frame that ends the reply (finish chunk / terminal event) */
   terminal: number;
-}
-
-/** code-point-safe chunks of at most `size` code points (at least one chunk, possibly empty) */
-export function chunkCodePoints(text: string, size: number): string[] {
-  const points = Array.from(text);
-  const n = Math.max(1, Math.floor(size));
-  const out: string[] = [];
-  for (let i = 0; i < points.length; i += n) out.push(points.slice(i, i + n).join(""));
-  return out.length ? out : [""];
 }
 
 function chunkChars(text: string, size: number): string[] {

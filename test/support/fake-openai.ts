@@ -39,7 +39,8 @@ import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { argsText, chatFrames, chunkCodePoints, finishOf, responsesFrames, type Frames, type ReplySpec } from "./fake-openai-frames.js";
+import { chunkCodePoints } from "./chunks.js";
+import { argsText, chatFrames, finishOf, responsesFrames, type Frames, type ReplySpec } from "./fake-openai-frames.js";
 import { overflowError, type OverflowServer } from "./openai-error-bodies.js";
 
 export * from "./fake-openai-frames.js";
