@@ -5,21 +5,16 @@
 // a conservative default that says it is one.
 import type { Settings } from "./settings.js";
 import { catalogEntry, catalogOwner, catalogModels } from "../llm/catalog-lookup.js";
+import type { DiscoveredModel } from "../llm/discovery/index.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
 import type { ModelInfo, WindowSource } from "../llm/types.js";
 import { ErrorCode, HostError } from "./errors.js";
 
-/** What a provider's server said it serves (undefined: not asked yet, or it did not answer). */
-export interface DiscoveredModel {
-  id: string;
-  contextWindow?: number;
-  maxOutputTokens?: number;
-}
-
 export interface ResolverSources {
   providers: ReadonlyMap<string, ResolvedProvider>;
   settings: Pick<Settings, "models">;
+  /** what a provider's server said it serves (undefined: not asked yet, or it did not answer) */
   discovered(provider: string): readonly DiscoveredModel[] | undefined;
 }
 

@@ -3,7 +3,7 @@
 // OpenAI's listing names no windows. A provider without its key is not asked either.
 import { DiscoveryCache, discoverModels, type DiscoveryState } from "../llm/discovery/index.js";
 import { hasKey, providerKey, type ResolvedProvider } from "../llm/provider-config.js";
-import type { DiscoveredModel } from "./model-resolver.js";
+import type { DiscoveredModel } from "../llm/discovery/index.js";
 
 export class ProviderDiscovery {
   private readonly caches = new Map<string, DiscoveryCache>();

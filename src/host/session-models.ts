@@ -3,7 +3,8 @@
 import { DEFAULT_MODEL_ID, SCRIPTED_MODEL } from "../llm/models.js";
 import { hasKey, resolveProviders, type ResolvedProvider } from "../llm/provider-config.js";
 import type { ModelInfo } from "../llm/types.js";
-import { ModelResolver, type DiscoveredModel } from "./model-resolver.js";
+import type { DiscoveredModel } from "../llm/discovery/index.js";
+import { ModelResolver } from "./model-resolver.js";
 import type { Settings } from "./settings.js";
 
 /** The model a vendor's key alone starts sessions with, in this order. */

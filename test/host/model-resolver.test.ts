@@ -3,7 +3,8 @@
 // catalog, default).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ModelResolver, type DiscoveredModel } from "../../src/host/model-resolver.js";
+import type { DiscoveredModel } from "../../src/llm/discovery/index.js";
+import { ModelResolver } from "../../src/host/model-resolver.js";
 import { resolveProviders } from "../../src/llm/provider-config.js";
 import { HostError } from "../../src/host/errors.js";
 
