@@ -6,31 +6,20 @@
 // models; nor run the user's unsandboxed `bash`, which would make the cluster token a shell on
 // every node (a client that needs `bash` on a session another node owns connects to that node
 // with its client token: SessionMoved's data names the node's URL).
-import type { MethodName } from "../../protocol/index.js";
+import { z } from "zod";
+import { methods, type MethodName } from "../../protocol/methods.js";
 import { PG_LOCATOR_PREFIX } from "../session/postgres/listing.js";
 
-/** The session methods a relayed client uses, passed on as they come. */
-const SESSION_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
-  "closeSession",
-  "forkSession",
-  "subscribe",
-  "unsubscribe",
-  "getState",
-  "getMessages",
-  "getTree",
-  "prompt",
-  "abort",
-  "compact",
-  "setAutoCompactionEnabled",
-  "navigateTree",
-  "setModel",
-  "setThinkingLevel",
-  "setSessionName",
-  "setLabel",
-  "deleteSession",
-  "getSessionStats",
-  "setPermissionMode",
-]);
+/**
+ * The session methods a relayed client uses, passed on as they come: every method of the table
+ * addressed to one session (its params carry `sessionId`), but the user's `bash`. Read from the
+ * table, so a session method added to the protocol is relayed without a second list to keep.
+ */
+const SESSION_METHODS: ReadonlySet<MethodName> = new Set(
+  (Object.entries(methods) as [MethodName, { params: z.ZodType }][])
+    .filter(([name, def]) => name !== "bash" && def.params instanceof z.ZodObject && "sessionId" in def.params.shape)
+    .map(([name]) => name),
+);
 
 /** Undefined when a node link may call `method` with these (checked) params, else why not. */
 export function linkCallRefusal(method: MethodName, params: unknown): string | undefined {
