@@ -55,7 +55,7 @@
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { abortableWait, abortableWrite } from "./abortable-io.js";
 import { chunkCodePoints } from "./chunks.js";
 
 export * from "./fake-anthropic-scenarios.js";
@@ -515,27 +515,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
     const m = ++messageCount;
     const streaming = body.stream === true;
 
-    const wait = async (ms: number): Promise<boolean> => {
-      if (ac.signal.aborted) return false;
-      if (ms <= 0) return true;
-      try {
-        await sleep(ms, undefined, { signal: ac.signal });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const write = (text: string): Promise<boolean> =>
-      new Promise((resolve) => {
-        if (ac.signal.aborted || res.destroyed) return resolve(false);
-        // the callback may never run once the socket is gone: the abort settles it then
-        const onAbort = () => resolve(false);
-        ac.signal.addEventListener("abort", onAbort, { once: true });
-        res.write(text, (err) => {
-          ac.signal.removeEventListener("abort", onAbort);
-          resolve(!err && !ac.signal.aborted);
-        });
-      });
+    const wait = abortableWait(ac.signal);
+    const write = abortableWrite(res, ac.signal);
     const sseHead = (spec: ReplySpec | undefined) => {
       res.writeHead(200, {
         "content-type": "text/event-stream; charset=utf-8",

@@ -38,7 +38,7 @@
 import { setMaxListeners } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { abortableWait, abortableWrite } from "./abortable-io.js";
 import { chunkCodePoints } from "./chunks.js";
 import { argsText, chatFrames, finishOf, responsesFrames, type Frames, type ReplySpec } from "./fake-openai-frames.js";
 import { overflowError, type OverflowServer } from "./openai-error-bodies.js";
@@ -234,26 +234,8 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     const n = ++replies;
     const model = typeof body.model === "string" ? body.model : "fake-model";
 
-    const wait = async (ms: number): Promise<boolean> => {
-      if (ac.signal.aborted) return false;
-      if (ms <= 0) return true;
-      try {
-        await sleep(ms, undefined, { signal: ac.signal });
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const write = (text: string): Promise<boolean> =>
-      new Promise((resolve) => {
-        if (ac.signal.aborted || res.destroyed) return resolve(false);
-        const onAbort = () => resolve(false);
-        ac.signal.addEventListener("abort", onAbort, { once: true });
-        res.write(text, (err) => {
-          ac.signal.removeEventListener("abort", onAbort);
-          resolve(!err && !ac.signal.aborted);
-        });
-      });
+    const wait = abortableWait(ac.signal);
+    const write = abortableWrite(res, ac.signal);
     const sseHead = (spec?: ReplySpec) => {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_fake_${index}`, ...spec?.headers });
       res.flushHeaders();
