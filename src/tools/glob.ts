@@ -1,6 +1,10 @@
 // A small glob matcher for find and grep's `glob` (no dependency). Supported:
 //   *        any run of characters except "/"
-//   **       any run of whole path segments (`**/` may match nothing: `**/*.ts` matches `a.ts`)
+//   **       any run of whole path segments (`**/` may match nothing: `**/*.ts` matches `a.ts`),
+//            when it is a whole segment once the braces around it are expanded (`**/x`, `a/**`,
+//            `{src/**,test/**}`, `{**/,}b`); anywhere else it is `*`, also beside a brace group
+//            (`{,a}**`, which a shell would expand to a whole `**`: pith reads the glob's text and
+//            never expands braces, which is exponential in the groups)
 //   ?        one character except "/"
 //   {a,b}    alternatives (nestable, each itself a glob)
 //   [abc] [a-z] [!x] [^x]   a character class
@@ -87,25 +91,53 @@ function literal(c: string): (x: string) => boolean {
   return (x) => x === c;
 }
 
+/**
+ * Where the brace group being compiled stands: whether it opens a path segment and whether it
+ * closes one, so that an option's own start and end count as segment edges for "**".
+ */
+interface BraceEdges {
+  atSegmentStart: boolean;
+  atSegmentEnd: boolean;
+}
+
+/** The index of the "}" closing the group opened at glob[i], or -1 when it is never closed. */
+function closingBrace(glob: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < glob.length; j++) {
+    const c = glob[j];
+    if (c === "\\") j++;
+    else if (c === "[") j = charClass(glob, j).end - 1;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return j;
+  }
+  return -1;
+}
+
 /** Compiles glob[i..] until its end, or (inside braces) until an unnested "," or "}". */
-function compile(b: Builder, glob: string, i: number, inBraces: boolean): { frag: Fragment; end: number } {
+function compile(b: Builder, glob: string, i: number, braces?: BraceEdges): { frag: Fragment; end: number } {
   const parts: Fragment[] = [];
+  const optionStart = i;
+  /** glob[k] starts a path segment, counting this option's start when its group starts one */
+  const segmentStartAt = (k: number) => k === 0 || glob[k - 1] === "/" || (k === optionStart && braces?.atSegmentStart === true);
+  /** glob[k] (the character after a piece) ends a path segment, counting this option's end likewise */
+  const segmentEndAt = (k: number) =>
+    glob[k] === "/" || (braces ? (glob[k] === "," || glob[k] === "}") && braces.atSegmentEnd : k >= glob.length);
   while (i < glob.length) {
     const c = glob[i];
-    if (inBraces && (c === "," || c === "}")) break;
+    if (braces && (c === "," || c === "}")) break;
     if (c === "\\" && i + 1 < glob.length) {
       parts.push(b.char(literal(glob[i + 1])));
       i += 2;
     } else if (c === "*") {
       if (glob[i + 1] === "*") {
         // "**" only has its any-depth meaning as a whole segment; elsewhere it is a plain "*"
-        const atSegmentStart = i === 0 || glob[i - 1] === "/";
+        const atSegmentStart = segmentStartAt(i);
         const next = glob[i + 2];
         if (atSegmentStart && next === "/") {
           // any run of whole segments, each ending in "/": (.*/)?
           parts.push(b.optional(b.seq([b.star(b.char(ANY)), b.char(literal("/"))])));
           i += 3;
-        } else if (atSegmentStart && next === undefined) {
+        } else if (atSegmentStart && segmentEndAt(i + 2)) {
           parts.push(b.star(b.char(ANY)));
           i += 2;
         } else {
@@ -125,10 +157,12 @@ function compile(b: Builder, glob: string, i: number, inBraces: boolean): { frag
       i = cls.end;
     } else if (c === "{") {
       const options: Fragment[] = [];
+      const close = closingBrace(glob, i);
+      const edges = { atSegmentStart: segmentStartAt(i), atSegmentEnd: close >= 0 && segmentEndAt(close + 1) };
       let j = i + 1;
       let closed = false;
       while (j <= glob.length) {
-        const part = compile(b, glob, j, true);
+        const part = compile(b, glob, j, edges);
         options.push(part.frag);
         j = part.end;
         if (glob[j] === ",") {
@@ -207,7 +241,7 @@ export class CompiledGlob {
 
   constructor(glob: string) {
     const b = new Builder();
-    const { frag } = compile(b, glob, 0, false);
+    const { frag } = compile(b, glob, 0);
     const match = b.add({ kind: "match" });
     b.patch(frag.holes, match);
     this.states = b.states;

@@ -31,13 +31,29 @@ test("the automaton agrees with the old regular expressions on 20,000 generated 
   assert.ok(checked > 15_000);
 });
 
-// Found by the reference's own brace expansion: the automaton decides whether "**" is a whole
-// segment from the glob's text, so a "**" next to a brace group is a plain "*" there, while after
-// expansion (as a shell or minimatch reads it) "{,a}**" holds a whole-segment "**". Recorded, not
-// settled: which reading pith wants is a product question.
-test("a ** next to a brace group means what it means once the braces are expanded", { todo: "the automaton reads ** beside a brace as a plain *" }, () => {
-  for (const [glob, path] of [["{,a}**", "x/y"], ["{**/,}b", "x/y/b"], ["**{,a}", "x/y"]]) {
-    assert.equal(globMatches(glob, path), globToRegExp(glob).test(path), `glob ${glob} on ${path}`);
+// Settled reading (glob.ts): "**" spans segments when it is a whole segment once the braces
+// around it are expanded, so `{src/**,test/**}` works; beside a brace group it is a "*" (a shell,
+// expanding braces first, would read "{,a}**" as a whole "**": pith never expands braces).
+test("a ** inside an option is whole-segment where its group is; beside a brace group it is a plain *", () => {
+  for (const [glob, path, expected] of [
+    ["{,a}**", "x/y", false],
+    ["{,a}**", "xy", true],
+    ["{,a}**", "axy", true],
+    ["**{,a}", "x/y", false],
+    ["**{,a}", "xya", true],
+    ["{**/,}b", "x/y/b", true],
+    ["{**/,}b", "b", true],
+    ["{a/**,c}", "a/x/y", true],
+    ["{src/**,test/**}", "test/a/b.ts", true],
+    ["{src/**,test/**}", "lib/a.ts", false],
+    ["{src/**,test/**}/x", "src/a/b/x", true],
+    ["x{**,y}", "x/a/b", false],
+    ["x{**,y}", "xab", true],
+    ["{**,y}x", "a/bx", false],
+    ["{a,{b,**}}", "q/r", true],
+    ["{[}],**}", "q/r", true],
+  ] as const) {
+    assert.equal(globMatches(glob, path), expected, `glob ${glob} on ${path}`);
   }
 });
 
