@@ -310,6 +310,11 @@ test("navigates the tree with a branch summary; the left prompt comes back to th
   await page.check("input.summarize-branch");
   const target = page.locator('.tree-row[data-role="user"]', { hasText: "Check the notes again" });
   await target.locator(".tree-go").click();
+  // a click asks first: Cancel leaves the leaf where it was
+  await target.locator("button.tree-cancel").click();
+  assert.equal(await page.locator(".tree-confirm").count(), 0);
+  await target.locator(".tree-go").click();
+  await target.locator("button.tree-move").click();
   await page.waitForSelector('.marker.branch-summary[data-state="done"]');
   await waitIdle();
   assert.equal(await page.locator(".prompt-input").inputValue(), "Check the notes again", "editorText goes to the input");
