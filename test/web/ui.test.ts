@@ -47,6 +47,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let mainSessionId: string;
+/** the threshold compaction's marker as it read live */
+let liveThresholdTitle: string;
 
 // ---- the daemon ------------------------------------------------------------------------------------
 
@@ -216,6 +218,7 @@ test("connects with the token from the URL fragment and takes it out of the addr
 test("creates a session, streams the demo run with its tool calls, and marks the automatic compaction", { skip, timeout: 20_000 }, async () => {
   mainSessionId = await newSession();
   await page.waitForSelector(`.session-item[aria-current="true"][data-session-id="${mainSessionId}"]`);
+  await page.waitForSelector('.offline-banner:has-text("Offline demo")');
   const meter = page.locator(".meter");
   assert.equal(await meter.getAttribute("data-window"), "32000");
   assert.equal(await meter.getAttribute("data-threshold"), "16000", "threshold: window - min(16384, window/2)");
@@ -256,6 +259,7 @@ test("creates a session, streams the demo run with its tool calls, and marks the
 
   // the marker: tokens before and after, reason, fallback; the summary with its file lists
   const head = (await marker.locator(".marker-head").textContent()) ?? "";
+  liveThresholdTitle = (await marker.locator(".marker-title").textContent()) ?? "";
   assert.match(head, /threshold/);
   assert.match(head, /17,020 → [\d,]+ tokens/);
   assert.equal(await marker.getAttribute("data-fallback"), "true");
@@ -395,7 +399,12 @@ test("reconnects after the daemon restarts and shows the session again", { skip,
   await page.locator("button.retry-now").click({ timeout: 2000 }).catch(() => undefined); // or wait for the backoff
   await page.waitForSelector('.conn[data-state="open"]', { timeout: 15_000 });
   await page.waitForSelector('.marker.branch-summary[data-state="done"]');
+  assert.equal(await page.locator(".token-screen").isVisible(), false, "the token was not asked for again");
   assert.equal(await currentSessionId(), mainSessionId);
+  // loaded again (the branch left at the tree move ends before the manual compaction): the
+  // threshold marker reads as it did live, what it summarized is in a closed block above it
+  assert.equal(await page.locator('.marker.compaction[data-reason="threshold"] .marker-title').textContent(), liveThresholdTitle);
+  assert.equal(await page.locator("details.history:not([open])").count(), 1);
   assert.match(await text(".title"), /Tidy up notes\.md/);
   // the session is live again in the new daemon, and usable
   await sendPrompt("Once more");
