@@ -61,7 +61,7 @@ async function startDaemon(port = 0): Promise<{ proc: ChildProcess; url: string;
   });
   let stderr = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start within 10 s:\n${stderr}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`the daemon did not start within 30 s:\n${stderr}`)), 30_000);
     proc.stderr!.on("data", (d: Buffer) => {
       stderr += d.toString();
       const m = /pith serving on (http:\/\/\S+)/.exec(stderr);
@@ -389,7 +389,7 @@ test("a dropped connection reconnects and the reply resumes where it left off (r
   assert.equal(await page.locator('.tool[data-tool-name="write"]').getAttribute("data-status"), "done");
 });
 
-test("reconnects after the daemon restarts and shows the session again", { skip, timeout: 20_000 }, async () => {
+test("reconnects after the daemon restarts and shows the session again", { skip, timeout: 45_000 }, async () => {
   await page.click(`.session-item[data-session-id="${mainSessionId}"]`);
   await page.waitForSelector('.marker.branch-summary[data-state="done"]');
   const port = daemon!.port;
