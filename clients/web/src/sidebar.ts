@@ -114,7 +114,7 @@ export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActi
         h("span", { class: "preview", text: preview || `(${what})` }),
         e.label ? h("span", { class: "label-chip", text: e.label }) : null,
         active ? h("span", { class: "leaf-chip", text: "you are here" }) : null,
-        h("span", { class: "tree-time", text: new Date(e.timestamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) }),
+        h("span", { class: "tree-time", text: new Date(e.timestamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }) }),
       ),
       h("button", { class: "tree-act fork", type: "button", title: "Fork a new session from here", "aria-label": "Fork from here", onclick: () => actions.fork(e) }, "fork"),
       h("button", { class: "tree-act label", type: "button", title: "Set a label", "aria-label": "Label", onclick: () => actions.label(e) }, "label"),
