@@ -265,6 +265,36 @@ const getTree = {
   result: z.object({ leafId: Id.nullable(), entries: z.array(TreeNode) }),
 } satisfies MethodDef;
 
+/** A compaction on the active branch, as stored (getHistory). */
+export const StoredCompaction = z.object({
+  entryId: Id,
+  /** ms since the epoch: the timestamp of the compactionSummary message it becomes */
+  timestamp: z.number(),
+  tokensBefore: z.number(),
+  /** the file lists, carried user messages, `fallback`; from this version on also `reason` and `tokensAfter` */
+  details: z.record(z.string(), z.unknown()).optional(),
+  fromHook: z.boolean().optional(),
+});
+
+const getHistory = {
+  scope: "read",
+  params: z.strictObject({
+    ...SessionRef,
+    /** false: only `compactions` (messages comes back empty) */
+    messages: z.boolean().default(true),
+  }),
+  result: z.object({
+    /**
+     * the active branch's messages before the context starts (before the latest compaction's first
+     * kept entry), oldest first, as stored; earlier compactions as compactionSummary messages.
+     * Empty when the branch has no compaction.
+     */
+    messages: z.array(AgentMessage),
+    /** every compaction on the active branch, oldest first */
+    compactions: z.array(StoredCompaction),
+  }),
+} satisfies MethodDef;
+
 const prompt = {
   scope: "exclusive",
   params: z.strictObject({
@@ -433,6 +463,7 @@ export const methods = {
   getState,
   getMessages,
   getTree,
+  getHistory,
   prompt,
   abort,
   compact,

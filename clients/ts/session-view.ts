@@ -61,6 +61,7 @@ export function sessionViewFrom(state: SessionState, messages: readonly AgentMes
   const transcript = transcriptFrom(messages, {
     ...(options.placeholder !== undefined ? { placeholder: options.placeholder } : {}),
     ...(previous ? { liveSummaries: previous.transcript.liveSummaries } : {}),
+    idle: !state.isRunning,
   });
   const fromState = stateFields(state);
   return { sessionId: state.sessionId, seq: options.lastSeq ?? 0, ...fromState, turn: 0, summarizing: previous?.summarizing ?? false, transcript };

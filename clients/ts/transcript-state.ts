@@ -37,7 +37,7 @@ export type TranscriptEvent = WithoutBase<Extract<EventLine, { type: TranscriptE
  * A transcript of `messages` (getMessages: the context) and nothing else. `liveSummaries`: the
  * summaries being written that a previous transcript of the session had (no fetch reports them).
  */
-export function transcriptFrom(messages: readonly AgentMessage[], options: { placeholder?: string; liveSummaries?: ReadonlyMap<string, string> } = {}): TranscriptState {
+export function transcriptFrom(messages: readonly AgentMessage[], options: { placeholder?: string; liveSummaries?: ReadonlyMap<string, string>; idle?: boolean } = {}): TranscriptState {
   const empty: TranscriptState = {
     origin: {},
     items: [],
@@ -50,6 +50,8 @@ export function transcriptFrom(messages: readonly AgentMessage[], options: { pla
   };
   const d = new TranscriptDraft(empty);
   for (const m of messages) addFinal(d, m);
+  // nothing runs: a call without a result will not get one here (a tree move left it behind)
+  if (options.idle) for (const tool of d.state.tools.values()) if (tool.status === "pending") d.putTool({ ...tool, status: "unanswered" });
   return d.result();
 }
 

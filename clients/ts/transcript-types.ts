@@ -9,7 +9,8 @@
 // reference. Imports only types from protocol/ (no zod).
 import type { AgentMessage, AssistantMessage, CompactionReason, CompactionResult, RunError, RunStopReason, ToolResultMessage, UserContentBlock } from "../../protocol/index.js";
 
-export type ToolStatus = "streaming" | "pending" | "running" | "done" | "error";
+/** unanswered: fetched with no result and nothing running (its result lies on another branch, or it never ran) */
+export type ToolStatus = "streaming" | "pending" | "running" | "done" | "error" | "unanswered";
 
 export interface ToolState {
   readonly id: string;

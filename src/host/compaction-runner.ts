@@ -142,7 +142,9 @@ async function summarizeAndStore(ctx: CompactionContext, p: CompactionPreparatio
   }
   if (signal.aborted) throw new CompactionAbortedError();
   update("applying");
-  appendCompaction(ctx.file, result);
+  // reason and tokensAfter stored too: a marker drawn after a reload reads as the live one did (getHistory)
+  const stored = { ...result.details, reason: p.reason, tokensAfter: result.tokensAfter };
+  appendCompaction(ctx.file, { ...result, details: stored as typeof result.details });
   // whatever was prepared describes a context that no longer exists
   ctx.ahead.consumed();
   return { summary: result.summary, firstKeptEntryId: result.firstKeptEntryId, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter, details: result.details, fallback: result.fallback };

@@ -6,6 +6,7 @@
 import { ErrorCodes, PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
 import type { SessionListener } from "../host/ports.js";
+import { sessionHistory } from "../host/session-history.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ConnState } from "./connection-state.js";
 import type { RelayOwner } from "./relay.js";
@@ -80,6 +81,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     getState: (p) => session(p).getState(),
     getMessages: (p) => session(p).getMessages(),
     getTree: (p) => session(p).getTree(),
+    getHistory: (p) => sessionHistory(session(p).file, p.messages),
     prompt: (p) => session(p).prompt(p),
     abort: (p) => session(p).abort(),
     compact: (p) => session(p).compact(p.instructions),

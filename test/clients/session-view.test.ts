@@ -395,3 +395,13 @@ test("what requests answer: a later getState, the auto-compaction switch, the cl
   assert.equal(contextMeter({ tokens: 100, window: 32_000 }, 16_384).threshold, 16_000);
   assert.equal(contextMeter({ tokens: 0, window: 0 }).percent, 0);
 });
+
+test("a fetched call without a result: 'unanswered' when nothing runs (a tree move left its result behind), still pending while a run goes on", () => {
+  const call = reply([{ type: "toolCall", id: "tc-left", name: "read", arguments: { path: "notes.md" } }], 2, "toolUse");
+  const messages = [user("Read the notes", 1), call];
+  assert.equal(sessionViewFrom(stateOf(), messages).transcript.tools.get("tc-left")?.status, "unanswered");
+  assert.equal(sessionViewFrom(stateOf({ isRunning: true }), messages).transcript.tools.get("tc-left")?.status, "pending");
+  // with its result fetched too it is done, as before
+  const done = sessionViewFrom(stateOf(), [...messages, toolResult("tc-left", "# pith", 3)]);
+  assert.equal(done.transcript.tools.get("tc-left")?.status, "done");
+});

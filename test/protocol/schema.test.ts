@@ -81,7 +81,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
   assert.deepEqual(
     [...METHOD_NAMES].sort(),
     [
-      "abort", "bash", "closeSession", "compact", "createSession", "deleteSession", "forkSession", "getMessages", "getSessionStats",
+      "abort", "bash", "closeSession", "compact", "createSession", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats",
       "getSettings", "getState", "getTree", "initialize", "listModels", "listSessions", "navigateTree", "openSession", "prompt",
       "setAutoCompactionEnabled", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe",
       "unsubscribe", "updateSettings",

@@ -43,6 +43,7 @@ const SAMPLES: { [M in MethodName]: (w: World) => ParamsOf<M> } = {
   getState: (w) => ({ sessionId: w.session.id }),
   getMessages: (w) => ({ sessionId: w.session.id }),
   getTree: (w) => ({ sessionId: w.session.id }),
+  getHistory: (w) => ({ sessionId: w.session.id }),
   prompt: (w) => ({ sessionId: w.session.id, text: "one more" }),
   abort: (w) => ({ sessionId: w.session.id }),
   compact: (w) => ({ sessionId: w.session.id }),

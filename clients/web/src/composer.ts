@@ -11,7 +11,8 @@ export class Composer {
   private readonly input = h("textarea", {
     class: "prompt-input",
     rows: 3,
-    placeholder: "Message — Enter sends, Shift+Enter for a new line, !cmd runs a shell command",
+    placeholder: "Open or create a session to start",
+    title: "Enter sends · Shift+Enter: new line · !cmd runs a shell command",
     "aria-label": "Message",
   });
   private readonly statusEl = h("span", { class: "run-status", "data-state": "idle" });
@@ -61,6 +62,8 @@ export class Composer {
     this.followBtn.disabled = !enabled;
     this.abortBtn.disabled = !enabled;
     this.input.disabled = !enabled;
+    // short enough for a phone; the keys are in the title and the status line
+    this.input.placeholder = !enabled ? "Open or create a session to start" : a.running ? "Steer (Enter) or follow up (Alt+Enter)…" : "Message pith (!cmd runs a command)";
     const state = a.compacting ? "compacting" : a.summarizing ? "summarizing" : a.bashing ? "bash" : a.running ? "running" : "idle";
     this.statusEl.dataset.state = state;
     this.statusEl.textContent =

@@ -18,6 +18,8 @@ export interface ConnectionHooks {
   opened(client: PithClient, first: boolean): Promise<void>;
   /** a listener threw or the server sent something odd */
   problem(err: unknown): void;
+  /** a new client, before its initialize: register the server-request handlers here */
+  prepare?(client: PithClient): void;
 }
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
@@ -82,6 +84,7 @@ export class Connection {
         const client = new PithClient(transport, { onError: (err) => this.hooks.problem(err) });
         this.client = client;
         client.onClose(() => this.dropped());
+        this.hooks.prepare?.(client);
         await client.initialize(CLIENT_INFO);
       } else {
         await this.client.reconnect(transport);

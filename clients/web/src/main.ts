@@ -7,15 +7,17 @@
 // changes is clients/ts/session-view.ts's business (the page keeps a SessionView and redraws from
 // it); the parts (composer, context bar, sidebar, transcript) draw it and make their requests.
 import type { EventLine } from "../../../protocol/index.js";
-import { ErrorCodes } from "../../../protocol/error-codes.js";
-import { PithRpcError, tokenFromHash, type PithClient } from "../../ts/browser.js";
-import { reduceSessionView, sessionViewFrom, withNotice, withState, type SessionState, type SessionView } from "../../ts/session-view.js";
+import { tokenFromHash, type PithClient } from "../../ts/browser.js";
+import { withNotice, type SessionState, type SessionView } from "../../ts/session-view.js";
 import { addNotice, transcriptFrom } from "../../ts/transcript-state.js";
 import { Composer } from "./composer.js";
 import { Connection, forgetToken, saveToken, takeToken, type ConnStatus } from "./conn.js";
 import { ContextBar } from "./context-bar.js";
 import { h } from "./dom.js";
 import { debounce, errText, type Activity, type AppHost, type OwnWork, type SessionOpened, type SessionRef } from "./host.js";
+import { PermissionPrompt } from "./permission-prompt.js";
+import { SessionControls } from "./session-controls.js";
+import { SessionFeed } from "./session-feed.js";
 import { SidebarPanel } from "./sidebar-panel.js";
 import { TokenScreen } from "./token-screen.js";
 import { TopBar } from "./topbar.js";
@@ -31,16 +33,8 @@ function sessionFromHash(): string | undefined {
 class App implements AppHost {
   private conn: Connection | undefined;
   private pith: PithClient | undefined;
-  private sessionId: string | undefined;
-  /** the session shown, as of the events applied so far */
-  private shown: SessionView | undefined;
   /** the transcript while no session is shown */
   private lobby = transcriptFrom([], { placeholder: "Open a session from the list, or create a new one." });
-  /** events up to this seq are part of what was fetched */
-  private baseSeq = 0;
-  /** while state and messages are fetched: events wait, then those the fetch missed apply */
-  private reloading = false;
-  private queue: EventLine[] = [];
   private readonly own: Record<OwnWork, boolean> = { compacting: false, summarizing: false, bashing: false };
   private reserve = DEFAULT_RESERVE;
   /** the session info the title was drawn from */
@@ -54,6 +48,8 @@ class App implements AppHost {
   });
   private readonly transcript = new Transcript();
   private readonly composer = new Composer(this);
+  private readonly permission = new PermissionPrompt();
+  private readonly controls = new SessionControls(this, { deleted: (id) => this.deleted(id) });
   private readonly bar = new ContextBar(this);
   private readonly sidebar = new SidebarPanel(this);
   private readonly tokenScreen = new TokenScreen((token) => {
@@ -61,6 +57,23 @@ class App implements AppHost {
     this.connect(token);
   });
   private readonly refreshStateLater = debounce(() => void this.refreshState(), 150);
+  private readonly feed = new SessionFeed(
+    {
+      client: () => this.pith,
+      render: (soon) => this.render(soon),
+      notice: (kind, text, tag) => this.notice(kind, text, tag),
+      applied: (ev) => this.applied(ev),
+      loaded: () => void this.controls.refreshStats(),
+      reopen: (id) => this.sidebar.open(id),
+      refreshTree: () => void this.sidebar.refreshTree(),
+      refreshSessions: () => this.sidebar.refreshSessionsSoon(),
+    },
+    this.transcript,
+  );
+
+  private get shown(): SessionView | undefined {
+    return this.feed.shown;
+  }
 
   constructor(mount: HTMLElement) {
     this.root = h(
@@ -69,7 +82,7 @@ class App implements AppHost {
       this.topbar.el,
       this.sidebar.el,
       h("div", { class: "backdrop", onclick: () => this.showSidebar(false) }),
-      h("main", { class: "main" }, this.bar.el, this.bar.form, this.transcript.el, this.composer.el),
+      h("main", { class: "main" }, this.bar.el, this.controls.el, this.controls.banner, this.bar.form, this.transcript.el, this.permission.el, this.composer.el),
       this.tokenScreen.el,
     );
     mount.appendChild(this.root);
@@ -90,7 +103,8 @@ class App implements AppHost {
     return this.pith;
   }
   session(): SessionRef | undefined {
-    return this.pith && this.sessionId ? { client: this.pith, id: this.sessionId } : undefined;
+    const id = this.feed.sessionId;
+    return this.pith && id ? { client: this.pith, id } : undefined;
   }
   activity(): Activity {
     const v = this.shown;
@@ -102,11 +116,11 @@ class App implements AppHost {
     this.render();
   }
   updateView(change: (view: SessionView) => SessionView): void {
-    if (this.shown) this.shown = change(this.shown);
+    if (this.feed.shown) this.feed.shown = change(this.feed.shown);
     this.render();
   }
   notice(kind: "error" | "warn" | "info", text: string, tag: string = kind): void {
-    if (this.shown) this.shown = withNotice(this.shown, kind, text, tag);
+    if (this.feed.shown) this.feed.shown = withNotice(this.feed.shown, kind, text, tag);
     else this.lobby = addNotice(this.lobby, kind, text, tag);
     this.render();
   }
@@ -148,6 +162,8 @@ class App implements AppHost {
     this.conn = new Connection(location.origin, token, {
       status: (s) => this.connStatus(s),
       opened: (client, first) => this.opened(client, first),
+      // before initialize: the capabilities say the page answers permission requests
+      prepare: (client) => void client.handle("requestPermission", (ask) => this.permission.ask(ask)),
       problem: (err) => console.warn("pith:", err),
     });
     this.conn.start();
@@ -166,11 +182,12 @@ class App implements AppHost {
   private async opened(client: PithClient, first: boolean): Promise<void> {
     if (first) {
       this.pith = client;
-      client.onAny((name, params) => this.onEvent({ type: name, ...params } as EventLine));
+      client.onAny((name, params) => this.feed.onEvent({ type: name, ...params } as EventLine));
     }
     void this.loadSettings();
     void this.sidebar.refreshSessions();
-    if (this.sessionId) await this.resume();
+    await this.controls.loadModels();
+    if (this.feed.sessionId) await this.feed.resume();
     else if (first) {
       const id = sessionFromHash();
       if (id) await this.sidebar.open(id);
@@ -188,96 +205,44 @@ class App implements AppHost {
     }
   }
 
-  /** After a reconnect: resume the session's events where they stopped, or refetch. */
-  private async resume(): Promise<void> {
-    const id = this.sessionId!;
-    const client = this.pith!;
-    try {
-      const r = await client.resubscribe(id, this.baseSeq);
-      if (r.gap || r.reset) {
-        this.baseSeq = r.lastSeq;
-        await this.reload();
-      } else {
-        await this.refreshState();
+  // ---- the session shown (session-feed.ts) ------------------------------------------------------
+
+  adopt(opening: () => Promise<SessionOpened>): Promise<boolean> {
+    return this.feed.adopt(opening);
+  }
+  reload(): Promise<void> {
+    return this.feed.reload();
+  }
+  refreshState(): Promise<void> {
+    return this.feed.refreshState();
+  }
+
+  private deleted(id: string): void {
+    if (this.feed.sessionId === id) this.feed.forget();
+    this.titled = null;
+    this.notice("info", "The session was deleted.", "deleted");
+    void this.sidebar.refreshSessions();
+  }
+
+  /** What the events do not carry is fetched. */
+  private applied(ev: EventLine): void {
+    switch (ev.type) {
+      case "message_start":
+        if (ev.message.role === "user" && this.shown?.running) this.refreshStateSoon(); // a queued prompt was delivered
+        break;
+      case "message_end":
+        if (ev.entryId) this.sidebar.refreshTreeSoon();
+        break;
+      case "agent_end":
+        this.refreshStateSoon();
         this.sidebar.refreshTreeSoon();
-      }
-    } catch (err) {
-      // the daemon restarted: open it again
-      if (err instanceof PithRpcError && err.code === ErrorCodes.SessionNotFound) await this.sidebar.open(id);
-      else this.notice("error", `Could not resume the session: ${errText(err)}`);
-    }
-  }
-
-  // ---- the session shown ---------------------------------------------------------------------------
-
-  async adopt(opening: () => Promise<SessionOpened>): Promise<boolean> {
-    const client = this.pith!;
-    const prev = this.sessionId;
-    this.reloading = true;
-    this.queue = [];
-    let opened: SessionOpened;
-    try {
-      opened = await opening();
-    } catch (err) {
-      this.flushQueue();
-      this.notice("error", `Could not open the session: ${errText(err)}`);
-      return false;
-    }
-    this.sessionId = opened.sessionId;
-    history.replaceState(null, "", `#session=${encodeURIComponent(opened.sessionId)}`);
-    if (prev && prev !== opened.sessionId) client.unsubscribe(prev).catch(() => undefined);
-    try {
-      // lastSeq: what the state fetched below already covers
-      this.baseSeq = (await client.subscribe(opened.sessionId)).lastSeq;
-    } catch {
-      this.baseSeq = 0;
-    }
-    await this.reload(opened.state);
-    this.sidebar.refreshSessionsSoon();
-    return true;
-  }
-
-  /** Refetches state and messages (and the tree) and shows them; events that came meanwhile follow. */
-  async reload(known?: SessionState): Promise<void> {
-    const id = this.sessionId;
-    const client = this.pith;
-    if (!id || !client) return;
-    this.reloading = true;
-    try {
-      const [state, { messages }] = await Promise.all([known ? Promise.resolve(known) : client.getState(id), client.getMessages(id)]);
-      if (id !== this.sessionId) return;
-      const placeholder = messages.length === 0 ? "No messages yet. Say what to do below." : undefined;
-      let view = sessionViewFrom(state, messages, { lastSeq: this.baseSeq, placeholder, previous: this.shown });
-      if (state.isRunning) view = withNotice(view, "info", "A run is in progress; its reply continues below.", "joined");
-      this.shown = view;
-      this.render();
-      void this.sidebar.refreshTree();
-    } catch (err) {
-      this.notice("error", `Could not load the session: ${errText(err)}`);
-    } finally {
-      this.flushQueue();
-    }
-  }
-
-  /** Ends a reload: the events that came meanwhile (the view skips those the fetch covered). */
-  private flushQueue(): void {
-    this.reloading = false;
-    const queued = this.queue;
-    this.queue = [];
-    for (const ev of queued) if (ev.sessionId === this.sessionId) this.dispatch(ev);
-  }
-
-  async refreshState(): Promise<void> {
-    const s = this.session();
-    if (!s) return;
-    try {
-      const st = await s.client.getState(s.id);
-      if (this.shown && s.id === this.sessionId) {
-        this.shown = withState(this.shown, st);
-        this.render();
-      }
-    } catch {
-      // a later event or reconnect brings it
+        this.sidebar.refreshSessionsSoon();
+        this.controls.refreshStatsSoon();
+        break;
+      case "compaction_end":
+        this.sidebar.refreshTreeSoon();
+        this.controls.refreshStatsSoon();
+        break;
     }
   }
 
@@ -295,52 +260,19 @@ class App implements AppHost {
     }
   }
 
-  // ---- events ----------------------------------------------------------------------------------
-
-  private onEvent(ev: EventLine): void {
-    if (ev.sessionId !== this.sessionId) return;
-    if (this.reloading) {
-      this.queue.push(ev);
-      return;
-    }
-    this.dispatch(ev);
-  }
-
-  private dispatch(ev: EventLine): void {
-    if (!this.shown) return;
-    this.shown = reduceSessionView(this.shown, ev);
-    // what the events do not carry is fetched
-    switch (ev.type) {
-      case "message_start":
-        if (ev.message.role === "user" && this.shown.running) this.refreshStateSoon(); // a queued prompt was delivered
-        break;
-      case "message_end":
-        if (ev.entryId) this.sidebar.refreshTreeSoon();
-        break;
-      case "agent_end":
-        this.refreshStateSoon();
-        this.sidebar.refreshTreeSoon();
-        this.sidebar.refreshSessionsSoon();
-        break;
-      case "compaction_end":
-        this.sidebar.refreshTreeSoon();
-        break;
-    }
-    this.render(ev.type === "message_update");
-  }
-
   // ---- drawing -------------------------------------------------------------------------------------
 
   /** Redraws from the view; `soon`: the transcript at the next frame (a reply streams in many deltas). */
   private render(soon = false): void {
     const v = this.shown;
     this.transcript.show(v?.transcript ?? this.lobby, soon);
-    const has = this.topbar.connected && this.sessionId !== undefined;
+    const has = this.topbar.connected && this.feed.sessionId !== undefined;
     const a = this.activity();
     this.root.dataset.busy = String(a.busy);
     this.root.dataset.running = String(a.running);
     this.composer.render(a, has, v?.pending);
     this.bar.render(v, this.reserve, has, a.busy);
+    this.controls.render(v, has, a.busy);
     if (v?.info !== this.titled) {
       this.titled = v?.info;
       this.topbar.showTitle(v?.info, this.sidebar.sessions.find((s) => s.id === v?.sessionId)?.firstMessage);

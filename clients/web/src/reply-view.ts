@@ -30,6 +30,7 @@ const STATUS_TEXT: Record<ToolStatus, string> = {
   running: "running…",
   done: "done",
   error: "error",
+  unanswered: "no result on this branch",
 };
 
 /** One tool call: a collapsed <details> with the arguments and the result. */

@@ -122,13 +122,34 @@ export class SidebarPanel {
       const tree = await s.client.getTree(s.id);
       if (s.id !== this.host.session()?.id) return;
       renderTree(this.treeList, tree, {
-        navigate: (e) => void this.navigate(e),
+        navigate: (e, row) => this.askMove(e, row),
         fork: (e) => void this.fork(e),
         label: (e) => void this.label(e),
       });
     } catch (err) {
       console.warn("pith: getTree failed", err);
     }
+  }
+
+  /** Moving the leaf changes what the chat shows: asked in the row first (a stray tap does nothing). */
+  private askMove(entry: TreeNode, row: HTMLElement): void {
+    for (const el of this.treeList.querySelectorAll(".tree-confirm")) el.remove();
+    for (const el of this.treeList.querySelectorAll<HTMLElement>("[data-confirming]")) delete el.dataset.confirming;
+    const close = () => {
+      bar.remove();
+      delete row.dataset.confirming;
+    };
+    const summarize = this.summarizeBox.checked ? " The branch you leave is summarized first." : "";
+    const bar = h(
+      "div",
+      { class: "tree-confirm", role: "group", "aria-label": "Move here?" },
+      h("span", { text: `Continue from here? The chat switches to this point; nothing is deleted.${summarize}` }),
+      h("button", { type: "button", class: "tree-move primary", text: "Move here", onclick: () => (close(), void this.navigate(entry)) }),
+      h("button", { type: "button", class: "tree-cancel", text: "Cancel", onclick: close }),
+    );
+    row.dataset.confirming = "true";
+    row.appendChild(bar);
+    bar.querySelector<HTMLElement>(".tree-move")?.focus();
   }
 
   private async navigate(entry: TreeNode): Promise<void> {

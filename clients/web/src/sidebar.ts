@@ -67,12 +67,17 @@ const BADGES: Record<string, [string, string]> = {
 };
 
 export interface TreeActions {
-  navigate(entry: TreeNode): void;
+  /** a row was clicked (the panel asks before moving there) */
+  navigate(entry: TreeNode, row: HTMLElement): void;
   fork(entry: TreeNode): void;
   label(entry: TreeNode): void;
 }
 
-/** The tree, depth first, indented at forks; the path to the active leaf is highlighted. */
+/**
+ * The tree, depth first, indented at forks (a row that starts a branch has a coloured rule); the
+ * path to the active leaf is highlighted, and each row says when it was written, so the same
+ * prompt on two branches can be told apart.
+ */
 export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActions): void {
   clear(container);
   if (tree.entries.length === 0) {
@@ -80,6 +85,8 @@ export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActi
     return;
   }
   const parent = new Map(tree.entries.map((e) => [e.id, e.parentId]));
+  const children = new Map<string | null, number>();
+  for (const e of tree.entries) children.set(e.parentId, (children.get(e.parentId) ?? 0) + 1);
   const onPath = new Set<string>();
   for (let id = tree.leafId; id; id = parent.get(id) ?? null) onPath.add(id);
   const rows = tree.entries.map((e) => {
@@ -97,15 +104,17 @@ export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActi
         "data-kind": kind,
         "data-active": active ? "true" : undefined,
         "data-on-path": onPath.has(e.id) ? "true" : undefined,
+        "data-branch-start": (children.get(e.parentId) ?? 0) > 1 ? "true" : undefined,
       },
       h(
         "button",
-        { class: "tree-go", type: "button", title: `${what}: ${preview}\n${new Date(e.timestamp).toLocaleString()}\nClick to continue from here`, onclick: () => actions.navigate(e) },
+        { class: "tree-go", type: "button", title: `${what}: ${preview}\n${new Date(e.timestamp).toLocaleString()}\nClick to continue from here`, onclick: (ev: MouseEvent) => actions.navigate(e, (ev.currentTarget as HTMLElement).closest("li") as HTMLElement) },
         h("span", { class: "indent" }),
         h("span", { class: `badge kind-${kind}`, text: badge, "aria-label": what }),
         h("span", { class: "preview", text: preview || `(${what})` }),
         e.label ? h("span", { class: "label-chip", text: e.label }) : null,
         active ? h("span", { class: "leaf-chip", text: "you are here" }) : null,
+        h("span", { class: "tree-time", text: new Date(e.timestamp).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }) }),
       ),
       h("button", { class: "tree-act fork", type: "button", title: "Fork a new session from here", "aria-label": "Fork from here", onclick: () => actions.fork(e) }, "fork"),
       h("button", { class: "tree-act label", type: "button", title: "Set a label", "aria-label": "Label", onclick: () => actions.label(e) }, "label"),
@@ -114,7 +123,7 @@ export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActi
   // indentation goes through the CSSOM (no inline style attribute under the page's CSP)
   rows.forEach((row, i) => {
     const indent = row.querySelector<HTMLElement>(".indent");
-    if (indent) indent.style.width = `${tree.entries[i].depth * 14}px`;
+    if (indent) indent.style.width = `${tree.entries[i].depth * 16}px`;
   });
   container.appendChild(h("ol", { class: "tree" }, rows));
   container.querySelector<HTMLElement>("[data-active]")?.scrollIntoView({ block: "nearest" });

@@ -16,12 +16,15 @@ export class TopBar {
   readonly el: HTMLElement;
   private readonly connEl = h("div", { class: "conn", "data-state": "connecting", role: "status", text: "connecting…" });
   private readonly retryBtn = h("button", { type: "button", class: "retry-now ghost", text: "retry now", hidden: true });
-  private readonly titleEl = h("div", { class: "title", text: "pith" });
+  private readonly titleEl = h("div", { class: "title" });
+  private readonly renameBtn: HTMLElement;
   private readonly subtitleEl = h("div", { class: "subtitle muted" });
 
   constructor(actions: TopBarActions) {
     const menuBtn = h("button", { type: "button", class: "menu", "aria-label": "Sessions and tree", title: "Sessions and tree", text: "☰", onclick: () => actions.toggleSidebar() });
-    const renameBtn = h("button", { type: "button", class: "rename ghost", "aria-label": "Rename session", title: "Rename session", text: "✎", onclick: () => actions.rename() });
+    // no session: no title and nothing to rename (the brand already says "pith")
+    const renameBtn = h("button", { type: "button", class: "rename ghost", "aria-label": "Rename session", title: "Rename session", text: "✎", hidden: true, onclick: () => actions.rename() });
+    this.renameBtn = renameBtn;
     const heading = h("div", { class: "heading" }, h("div", { class: "title-row" }, this.titleEl, renameBtn), this.subtitleEl);
     this.el = h("header", { class: "topbar" }, menuBtn, h("div", { class: "brand", text: "pith" }), heading, this.connEl, this.retryBtn);
     this.retryBtn.addEventListener("click", () => actions.retryNow());
@@ -54,8 +57,9 @@ export class TopBar {
 
   /** The session's name, else its first message (from the session list), else "New session". */
   showTitle(st: SessionState | undefined, firstMessage: string | undefined): void {
+    this.renameBtn.hidden = !st;
     if (!st) {
-      this.titleEl.textContent = "pith";
+      this.titleEl.textContent = "";
       this.subtitleEl.textContent = "";
       document.title = "pith";
       return;

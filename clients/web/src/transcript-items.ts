@@ -4,6 +4,7 @@
 // compaction and branch-summary markers, notices (the client's own, `error` events, how a run
 // ended) and the retry countdown. The wording lives here; what is shown when is decided in
 // clients/ts/transcript-state.ts.
+import type { ResultOf } from "../../../protocol/index.js";
 import { ErrorCodes } from "../../../protocol/error-codes.js";
 import { fileListsFromSummary, type ShownMessage, type TranscriptItem } from "../../ts/transcript-state.js";
 import { fmtInt, h } from "./dom.js";
@@ -13,7 +14,10 @@ type Item<T extends TranscriptItem["type"]> = Extract<TranscriptItem, { type: T 
 
 // ---- messages ----------------------------------------------------------------------------------
 
-export function messageEl(m: ShownMessage): HTMLElement {
+/** A compaction as stored (getHistory), by the timestamp of the compactionSummary message it became. */
+export type StoredCompactions = ReadonlyMap<number, ResultOf<"getHistory">["compactions"][number]>;
+
+export function messageEl(m: ShownMessage, stored?: StoredCompactions): HTMLElement {
   switch (m.role) {
     case "user":
       return h("div", { class: "msg user", "data-role": "user" }, h("div", { class: "who", text: "You" }), h("div", { class: "body" }, renderText(contentText(m.content)), ...images(m.content)));
@@ -29,16 +33,32 @@ export function messageEl(m: ShownMessage): HTMLElement {
     case "custom":
       return h("div", { class: "msg custom", "data-role": "custom" }, h("div", { class: "who", text: m.customType }), h("div", { class: "body" }, renderText(contentText(m.content))));
     case "compactionSummary":
-      return compactionMarker({
-        state: "done",
-        head: `Compacted · ${fmtInt(m.tokensBefore)} tokens before`,
-        fallback: /^\(Extractive summary/.test(m.summary) ? "the extractive summary was used" : undefined,
-        summary: m.summary,
-        ...fileListsFromSummary(m.summary),
-      });
+      return storedCompactionEl(m, stored?.get(m.timestamp));
     case "branchSummary":
       return summaryMarker("branch-summary", "Branch summary", "left branch summarized here", m.summary);
   }
+}
+
+/** A compaction loaded with the session: the same words as the live marker when the entry says enough. */
+function storedCompactionEl(m: Extract<ShownMessage, { role: "compactionSummary" }>, c: StoredCompactions extends ReadonlyMap<number, infer V> ? V | undefined : never): HTMLElement {
+  const d = (c?.details ?? {}) as { reason?: unknown; tokensAfter?: unknown; fallback?: unknown; readFiles?: unknown; modifiedFiles?: unknown };
+  const reason = typeof d.reason === "string" ? d.reason : undefined;
+  const after = typeof d.tokensAfter === "number" ? d.tokensAfter : undefined;
+  const head = reason && after !== undefined ? `Compacted (${reason}) · ${fmtInt(m.tokensBefore)} → ${fmtInt(after)} tokens` : `Compacted · ${fmtInt(m.tokensBefore)} tokens before`;
+  const lists = Array.isArray(d.readFiles) || Array.isArray(d.modifiedFiles) ? { readFiles: strings(d.readFiles), modifiedFiles: strings(d.modifiedFiles) } : fileListsFromSummary(m.summary);
+  return compactionMarker({
+    state: "done",
+    reason,
+    head,
+    fallback: d.fallback === true || /^\(Extractive summary/.test(m.summary) ? "fallback summary" : undefined,
+    fromHook: c?.fromHook,
+    summary: m.summary,
+    ...lists,
+  });
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 }
 
 /** A tool call whose reply is not shown: the view alone, in a reply's frame. */

@@ -8,7 +8,7 @@ import type { AgentMessage, EventParams } from "../../../protocol/index.js";
 import { addNotice, reduceTranscript, transcriptFrom, type ReplyModel, type TranscriptEvent, type TranscriptItem, type TranscriptState } from "../../ts/transcript-state.js";
 import { clear, frameScheduler, h } from "./dom.js";
 import { AssistantView, ToolView } from "./reply-view.js";
-import { branchSummaryEl, compactionEl, errorEventEl, messageEl, noticeEl, orphanToolEl, RetryView, runEndEl, updateRunningCompaction } from "./transcript-items.js";
+import { branchSummaryEl, compactionEl, errorEventEl, messageEl, noticeEl, orphanToolEl, RetryView, runEndEl, updateRunningCompaction, type StoredCompactions } from "./transcript-items.js";
 
 interface Drawn {
   item: TranscriptItem;
@@ -33,9 +33,15 @@ export class Transcript {
   /** the scrollTop we set ourselves: its scroll event says nothing about the user */
   private autoTop = -1;
   private readonly drawSoon = frameScheduler(() => this.draw());
+  /** the compactions as stored, for markers loaded with the session (set before show) */
+  private stored: StoredCompactions = new Map();
+  /** above the list: what the context no longer holds (history-view.ts) */
+  private readonly historySlot = h("div", { class: "history-slot" });
 
-  constructor() {
-    this.el = h("div", { class: "transcript", role: "log", "aria-live": "polite" }, this.list);
+  /** nested: drawn inside another transcript (the history block), without its own scrolling */
+  constructor(nested = false) {
+    this.list.prepend(this.historySlot);
+    this.el = nested ? h("div", { class: "transcript nested" }, this.list) : h("div", { class: "transcript", role: "log", "aria-live": "polite" }, this.list);
     this.el.addEventListener("scroll", () => {
       if (Math.abs(this.el.scrollTop - this.autoTop) < 2) return;
       this.stick = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 60;
@@ -47,6 +53,17 @@ export class Transcript {
     this.state = t;
     if (soon) this.drawSoon();
     else this.draw();
+  }
+
+  /** The compactions as stored (getHistory), for the markers of the next state shown. */
+  setStoredCompactions(stored: StoredCompactions): void {
+    this.stored = stored;
+  }
+
+  /** Puts `el` above the transcript's items (null: nothing there). */
+  setHistory(el: HTMLElement | null): void {
+    clear(this.historySlot);
+    if (el) this.historySlot.appendChild(el);
   }
 
   // ---- single events, without a session (tests, embedding): each goes through the reducer ----------
@@ -108,14 +125,14 @@ export class Transcript {
     const placeholder = t.items.length === 0 && t.placeholder ? t.placeholder : undefined;
     if (placeholder !== undefined) {
       this.placeholderEl.textContent = placeholder;
-      if (this.list.firstChild !== this.placeholderEl) this.list.prepend(this.placeholderEl);
+      if (this.historySlot.nextSibling !== this.placeholderEl) this.historySlot.after(this.placeholderEl);
     } else this.placeholderEl.remove();
-    let before: ChildNode | null = placeholder !== undefined ? this.placeholderEl : null;
+    let before: ChildNode = placeholder !== undefined ? this.placeholderEl : this.historySlot;
     for (const item of t.items) {
       let d = this.drawn.get(item.id);
       if (!d) this.drawn.set(item.id, (d = this.create(item)));
       else if (d.item !== item) this.update(d, item);
-      const want = before ? before.nextSibling : this.list.firstChild;
+      const want = before.nextSibling;
       if (d.el !== want) this.list.insertBefore(d.el, want);
       before = d.el;
     }
@@ -139,7 +156,7 @@ export class Transcript {
   private elementOf(item: Exclude<TranscriptItem, { type: "assistant" | "retry" }>): HTMLElement {
     switch (item.type) {
       case "message":
-        return messageEl(item.message);
+        return messageEl(item.message, this.stored);
       case "tool":
         return orphanToolEl(this.toolView(item.toolCallId, "tool").el);
       case "compaction":
@@ -180,6 +197,7 @@ export class Transcript {
     this.drawn.clear();
     this.toolViews.clear();
     clear(this.list);
+    this.list.appendChild(this.historySlot);
     this.stick = true;
   }
 
