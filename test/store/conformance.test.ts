@@ -96,7 +96,7 @@ for (const s of STORES) {
     await f.flushed();
     const context = f.buildContext();
     assert.deepEqual(context.entryIds, [q1, ...f.entries().slice(2, 4).map((e) => e.id)], "the left-out answer is not in the context");
-    assert.equal(context.messages[0].content, "the first question, shorter");
+    assert.equal((context.messages[0] as { content: unknown }).content, "the first question, shorter");
     await f.closeAsync();
 
     const again = await b.open({ sessionId: f.sessionId });
