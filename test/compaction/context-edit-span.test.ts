@@ -28,7 +28,7 @@ test("the span of a compaction is the edited context: the left-out message is no
   assert.doesNotMatch(all, /It exports a constant/, "the left-out message is not summarized");
 
   // after the compaction, the edits of the kept part still apply
-  appendCompaction(s, { summary: "## Goal\nread a.ts", firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details: { readFiles: [], modifiedFiles: [] } });
+  appendCompaction(s, { summary: "## Goal\nread a.ts", firstKeptEntryId: p.firstKeptEntryId, tokensBefore: p.tokensBefore, details: { readFiles: [], modifiedFiles: [], userMessages: [] } });
   assert.deepEqual(s.buildContext().messages.map((m) => m.role), ["compactionSummary", "assistant"]);
 });
 
