@@ -36,7 +36,7 @@ export function contextEditsOf(entries: Iterable<EntryBase>): ContextEdits {
  * The message as `edit` leaves it: undefined when left out. A replacement swaps the content of
  * user, assistant, tool-result and extension messages (a string becomes one text block for the
  * two roles whose content is always blocks); other messages (bash runs, summaries) keep theirs,
- * as in Pi. A replacement without usable content is treated like Pi would send it: as it is.
+ * as in Pi. `edit` is one contextEditsOf kept, so its replacement is well formed.
  */
 export function applyContextEdit(message: AgentMessage, edit: ContextEditEntry | undefined): AgentMessage | undefined {
   if (!edit) return message;
