@@ -30,10 +30,11 @@ test("getMessages of every Pi-edited fixture is Pi 1.5.2's context; getTree list
   for (const name of CONTEXT_EDIT_FIXTURES) {
     const file = join(dir, `${name}.jsonl`);
     copyFileSync(join(CONTEXT_EDIT_DIR, `${name}.jsonl`), file);
-    const { sessionId } = await d.peer.request("openSession", { sessionFile: file });
+    const { sessionId, state } = await d.peer.request("openSession", { sessionFile: file });
     opened.set(name, sessionId);
     const { messages } = await d.peer.request("getMessages", { sessionId });
     assert.deepEqual(asStored(messages), asStored(piView(name).messages), name);
+    assert.equal(state.messageCount, piView(name).contextMessages, `${name}: the state counts the edited context`);
   }
 
   const sessionId = opened.get("omit-and-replace")!;
