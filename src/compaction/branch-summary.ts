@@ -2,6 +2,7 @@
 // old leaf back to the common ancestor, newest first within a budget, with their file lists.
 import type { AgentMessage } from "../messages/types.js";
 import { entryToMessage } from "../session/context.js";
+import { applyContextEdit, contextEditsOf, type ContextEdits } from "../session/context-edit.js";
 import type { SessionEntry } from "../session/types.js";
 import { estimateMessageTokens } from "./estimate.js";
 import { extractiveSummary } from "./fallback.js";
@@ -34,13 +35,17 @@ export function branchDivergence(oldPath: readonly SessionEntry[], targetPath: r
   return { commonAncestorId: i > 0 ? oldPath[i - 1].id : null, entries: oldPath.slice(i) };
 }
 
-function messageOf(entry: SessionEntry): AgentMessage | undefined {
+/** An entry's message as the branch left it: context edits among the branch's own entries apply to its messages (as in Pi 1.5.2). */
+function messageOf(entry: SessionEntry, edits: ContextEdits): AgentMessage | undefined {
   if (entry.type === "compaction") return { role: "compactionSummary", summary: entry.summary, tokensBefore: entry.tokensBefore, timestamp: Date.parse(entry.timestamp) };
-  return entryToMessage(entry);
+  const message = entryToMessage(entry);
+  if (!message || (entry.type !== "message" && entry.type !== "custom_message")) return message;
+  return applyContextEdit(message, edits.get(entry.id));
 }
 
 export function prepareBranchSummary(oldPath: readonly SessionEntry[], targetPath: readonly SessionEntry[], budgetTokens: number): BranchSummaryPreparation | null {
   const { commonAncestorId, entries } = branchDivergence(oldPath, targetPath);
+  const edits = contextEditsOf(entries);
   const ops = emptyFileOps();
   const picked: AgentMessage[] = [];
   let used = 0;
@@ -48,7 +53,7 @@ export function prepareBranchSummary(oldPath: readonly SessionEntry[], targetPat
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
     if ((e.type === "branch_summary" || e.type === "compaction") && !e.fromHook) collectPreviousFileLists(e.details, ops);
-    const m = messageOf(e);
+    const m = messageOf(e, edits);
     if (!m) continue;
     collectFileOps(m, ops); // messages past the budget still count for the file lists
     if (full) continue;

@@ -3,6 +3,7 @@
 // path, so a file means the same to both programs. Conversion to what a provider accepts
 // (summaries as user text, dropping what it cannot take) happens later, at the provider.
 import type { AgentMessage } from "../messages/types.js";
+import { applyContextEdit, contextEditsOf } from "./context-edit.js";
 import type { EntryBase, SessionEntry } from "./types.js";
 
 export interface ModelRef {
@@ -17,9 +18,9 @@ export interface SessionContext {
   model: ModelRef | null;
   thinkingLevel: string;
   /**
-   * Index of the first message added after the latest compaction (0 when there is none).
-   * Messages before it (the summary and the kept ones) carry usage figures from before that
-   * compaction, which no longer describe the context.
+   * Index of the first message added after the latest compaction or context edit (0 when there
+   * is none). Messages before it (the summary and the kept ones) carry usage figures from before
+   * that change, which no longer describe the context (Pi 1.5.2 distrusts them the same way).
    */
   freshFrom: number;
 }
@@ -71,30 +72,44 @@ export function buildSessionContext(path: readonly EntryBase[]): SessionContext 
     else if (e.type === "message" && e.message.role === "assistant") model = { provider: e.message.provider, modelId: e.message.model };
   }
 
+  const compactionIdx = latestCompactionIndex(path);
+  // the entries the context is built from: after a compaction, the kept part and what follows
+  let keptFrom = compactionIdx;
+  if (compactionIdx >= 0) {
+    const firstKept = (path[compactionIdx] as Extract<SessionEntry, { type: "compaction" }>).firstKeptEntryId;
+    for (let i = 0; i < compactionIdx; i++) {
+      if (path[i].id === firstKept) {
+        keptFrom = i;
+        break;
+      }
+    }
+  }
+  const inContext = compactionIdx < 0 ? path : path.slice(keptFrom);
+  const edits = contextEditsOf(inContext);
+
   const messages: AgentMessage[] = [];
   const entryIds: string[] = [];
-  const emit = (entry: EntryBase) => {
-    const message = entryToMessage(entry);
-    if (message) {
-      messages.push(message);
-      entryIds.push(entry.id);
+  let freshFrom = 0;
+  const push = (message: AgentMessage | undefined, id: string) => {
+    const edited = message && applyContextEdit(message, edits.get(id));
+    if (edited) {
+      messages.push(edited);
+      entryIds.push(id);
     }
   };
+  const emit = (entry: EntryBase) => {
+    push(entryToMessage(entry), entry.id);
+    // an edit changes what the model saw when the usage before it was reported
+    if (entry.type === "context_edit") freshFrom = messages.length;
+  };
 
-  const compactionIdx = latestCompactionIndex(path);
-  let freshFrom = 0;
   if (compactionIdx < 0) {
     for (const entry of path) emit(entry);
   } else {
     const compaction = path[compactionIdx] as Extract<SessionEntry, { type: "compaction" }>;
-    messages.push({ role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: toMillis(compaction.timestamp) });
-    entryIds.push(compaction.id);
+    push({ role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: toMillis(compaction.timestamp) }, compaction.id);
     // kept entries: from firstKeptEntryId up to the compaction (none if that id is not on the path)
-    let keeping = false;
-    for (let i = 0; i < compactionIdx; i++) {
-      if (path[i].id === compaction.firstKeptEntryId) keeping = true;
-      if (keeping) emit(path[i]);
-    }
+    for (let i = keptFrom; i < compactionIdx; i++) push(entryToMessage(path[i]), path[i].id);
     freshFrom = messages.length;
     for (let i = compactionIdx + 1; i < path.length; i++) emit(path[i]);
   }

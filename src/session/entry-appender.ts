@@ -97,6 +97,13 @@ export function validateNewEntry(input: NewEntry): void {
       throw new SessionError("InvalidEntry", `${m.role} is stored as its own entry type, not as a message`);
     }
   }
+  if (e.type === "context_edit") {
+    const r = e.replacement as { content?: unknown } | null | undefined;
+    const content = r?.content;
+    if (typeof e.targetId !== "string" || (r !== null && typeof content !== "string" && !Array.isArray(content))) {
+      throw new SessionError("InvalidEntry", "a context_edit needs a targetId and a replacement: null or {content: string | blocks}");
+    }
+  }
 }
 
 /** `input` as a full entry: type, id, parentId, timestamp first (and role first in a message), so readers find them without a full parse. */

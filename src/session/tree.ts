@@ -122,6 +122,9 @@ export function previewOf(entry: SessionEntry): string {
       return entry.label ? `label "${entry.label}" on ${entry.targetId}` : `label cleared on ${entry.targetId}`;
     case "session_info":
       return entry.name ? `name: ${entry.name}` : "";
+    case "context_edit":
+      // what Pi 1.5.2's tree shows: the kind of edit and its target
+      return `context ${entry.replacement === null ? "omit" : "replace"}: ${entry.targetId}`;
     default:
       return "";
   }

@@ -1,5 +1,5 @@
 // Session file entries (Pi's v3 format). Line 1 is the header; every later line is an entry.
-import type { ImageContent, StoredMessage, TextContent } from "../messages/types.js";
+import type { ImageContent, StoredMessage, TextContent, ThinkingContent, ToolCall } from "../messages/types.js";
 
 export const CURRENT_SESSION_VERSION = 3;
 
@@ -82,6 +82,17 @@ export interface LabelEntry extends EntryBase {
   label?: string;
 }
 
+/**
+ * Pi 1.x: an append-only edit of what an earlier entry on the same branch gives the model's
+ * context: `replacement: null` leaves it out, `{content}` replaces its content. The latest edit of
+ * a target on the path wins; the target entry itself is never rewritten (see context-edit.ts).
+ */
+export interface ContextEditEntry extends EntryBase {
+  type: "context_edit";
+  targetId: string;
+  replacement: { content: string | (TextContent | ImageContent | ThinkingContent | ToolCall)[] } | null;
+}
+
 export interface SessionInfoEntry extends EntryBase {
   type: "session_info";
   name?: string;
@@ -101,7 +112,8 @@ export type KnownEntry =
   | CustomEntry
   | CustomMessageEntry
   | LabelEntry
-  | SessionInfoEntry;
+  | SessionInfoEntry
+  | ContextEditEntry;
 
 export type SessionEntry = KnownEntry;
 
@@ -122,6 +134,7 @@ export const KNOWN_ENTRY_TYPES: ReadonlySet<string> = new Set([
   "custom_message",
   "label",
   "session_info",
+  "context_edit",
 ]);
 
 /**

@@ -85,6 +85,26 @@ for (const s of STORES) {
     await assert.rejects(a.open({ sessionFile: listed.file }), code(busy), "opening by that name finds the session, held by b");
   });
 
+  test(`[${s.name}] Pi 1.x context edits are read back by another writer: a message left out, one replaced, the tree showing both`, { skip: s.skip, timeout: 60_000 }, async (t) => {
+    const { a, b } = await s.pair(t);
+    const f = await a.create({ cwd: temp("pith-cwd-") });
+    writeTurn(f, "first question");
+    const [q1, a1] = f.entries().map((e) => e.id);
+    writeTurn(f, "second");
+    f.append({ type: "context_edit", targetId: a1, replacement: null });
+    f.append({ type: "context_edit", targetId: q1, replacement: { content: "the first question, shorter" } });
+    await f.flushed();
+    const context = f.buildContext();
+    assert.deepEqual(context.entryIds, [q1, ...f.entries().slice(2, 4).map((e) => e.id)], "the left-out answer is not in the context");
+    assert.equal((context.messages[0] as { content: unknown }).content, "the first question, shorter");
+    await f.closeAsync();
+
+    const again = await b.open({ sessionId: f.sessionId });
+    t.after(() => again.closeAsync());
+    assert.deepEqual(again.buildContext(), context);
+    assert.deepEqual(again.tree().entries.filter((n) => n.type === "context_edit").map((n) => n.preview), [`context omit: ${a1}`, `context replace: ${q1}`]);
+  });
+
   test(`[${s.name}] one writer: a second is refused while the first holds the session, and gets it once it is closed`, { skip: s.skip, timeout: 60_000 }, async (t) => {
     const { a, b, busy } = await s.pair(t);
     const f = await a.create({ cwd: temp("pith-cwd-") });

@@ -14,6 +14,7 @@ import { exportSession, insertSession, readSessionLines } from "../../src/sessio
 import { PgSessionStore } from "../../src/session/postgres/pg-store.js";
 import { SessionHost } from "../../src/host/session-host.js";
 import { SessionFile } from "../../src/session/session-file.js";
+import { asStored, CONTEXT_EDIT_DIR, CONTEXT_EDIT_FIXTURES, piView } from "../support/context-edit-fixtures.js";
 import { copyFixture, fixtureSkip } from "../support/fixture.js";
 import { openWithPi } from "../support/pi.js";
 import { startPostgres, postgresSkip, type Postgres } from "../support/postgres.js";
@@ -115,6 +116,21 @@ test("import then export: a v3 file comes back byte for byte; the Pi v1 fixture 
   t.after(() => local.close());
   assert.deepEqual(opened.buildContext(), local.buildContext());
   await assert.rejects(insertSession(a.db, await readSessionLines(out)), (err: unknown) => (err as { data?: { reason?: string } }).data?.reason === "SessionExists");
+});
+
+test("sessions Pi 1.5.2 edited with context_edit entries, imported, open with Pi 1.5.2's context", { skip: postgresSkip, timeout: 60_000 }, async (t) => {
+  const server = await startPostgres(t);
+  const a = await node(t, server);
+  for (const name of CONTEXT_EDIT_FIXTURES) {
+    const id = await insertSession(a.db, await readSessionLines(join(CONTEXT_EDIT_DIR, `${name}.jsonl`)));
+    const opened = await a.open({ sessionId: id });
+    const ctx = opened.buildContext();
+    const pi = piView(name);
+    assert.equal(opened.leafId, pi.leafId, name);
+    assert.deepEqual(asStored(ctx.messages), asStored(pi.messages), name);
+    assert.deepEqual(ctx.model, pi.model, name);
+    await opened.closeAsync();
+  }
 });
 
 test("import refuses what is not a session, and an id already stored; lines that are not entries are left out and counted", { skip: postgresSkip, timeout: 60_000 }, async (t) => {
