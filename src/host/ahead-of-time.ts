@@ -30,12 +30,15 @@ export function previousCompactionId(input: CompactionInput): string | null {
   return input.messages.length > 0 && input.messages[0].role === "compactionSummary" ? (input.entryIds[0] ?? null) : null;
 }
 
-/** What a summary is written from: the context then, the settings for its window, the summarizer. */
-export interface PrepareFrom {
+/**
+ * The session as a compaction (or a summary written ahead of time) sees it, read once when it
+ * starts and passed along: the context, the settings for its window, the leaf, the summarizer.
+ */
+export interface CompactionSnapshot {
   input: CompactionInput;
   settings: CompactionSettings;
-  summarizer: SummarizerChoice;
   leafId: string | null;
+  readonly summarizer: SummarizerChoice;
 }
 
 /** A summary being written ahead of time, or written: what the owner checks before it serves. */
@@ -84,7 +87,7 @@ export class AheadOfTime {
   }
 
   /** Starts writing the next summary in the background, unless one is under way (or failed for this basis). */
-  start(from: PrepareFrom): void {
+  start(from: CompactionSnapshot): void {
     if (this.job) return;
     const basis = previousCompactionId(from.input);
     if (this.failedFor === basis) return;

@@ -16,14 +16,12 @@ import {
   shouldPrepare,
   tokensAfterSummary,
   CompactionAbortedError,
-  type CompactionInput,
   type CompactionPreparation,
   type CompactionReason,
-  type CompactionSettings,
 } from "../compaction/index.js";
 import type { ModelInfo } from "../llm/types.js";
 import type { ResultOf } from "../../protocol/index.js";
-import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionUpdate, type PreparedStatus, type PreparedSummary } from "./ahead-of-time.js";
+import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedStatus, type PreparedSummary } from "./ahead-of-time.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
 import { ErrorCode, HostError } from "./errors.js";
 import type { BeforeCompactRequest } from "./ports.js";
@@ -33,20 +31,12 @@ import type { BranchSummarizer } from "./tree-move.js";
 /** A stored compaction as the compact method and compaction_end report it. */
 export type StoredCompaction = ResultOf<"compact">;
 
-/** The session as one compaction sees it, read once when it starts and passed along. */
-interface Snapshot {
-  input: CompactionInput;
-  settings: CompactionSettings;
-  /** built when first needed (a compaction the hook writes asks for none) */
-  readonly summarizer: SummarizerChoice;
-}
-
 /** One compaction under way: what it summarizes and from what. */
 interface Compaction {
   id: string;
   reason: CompactionReason;
   instructions: string | undefined;
-  now: Snapshot;
+  now: CompactionSnapshot;
   prep: CompactionPreparation;
   /** the summary written ahead of time it adopted, if any */
   prepared: PreparedSummary | null;
@@ -100,10 +90,7 @@ export class SessionCompaction {
     const tokens = this.contextTokens();
     const window = this.windowOf();
     const settings = { ...this.budget.settings, enabled: true };
-    if (shouldPrepare(tokens, window, settings)) {
-      const now = this.snapshot();
-      this.ahead.start({ input: now.input, settings, summarizer: now.summarizer, leafId: this.host.file.leafId });
-    }
+    if (shouldPrepare(tokens, window, settings)) this.ahead.start({ ...this.snapshot(), settings });
     if (!shouldCompact(tokens, window, settings)) return;
     // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
     if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
@@ -188,7 +175,7 @@ export class SessionCompaction {
   }
 
   /** What to summarize: the prepared summary's cut when it still serves, else a cut chosen now; null when skipped. */
-  private plan(now: Snapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
+  private plan(now: CompactionSnapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
     const claimed = this.claimPrepared(now, reason, instructions);
     if (claimed) return claimed;
     const outcome = prepareCompaction(now.input, now.settings, reason);
@@ -204,7 +191,7 @@ export class SessionCompaction {
    * active path, no compaction since), and its cut, over today's context, still freeing tokens.
    * This is where a stale one is found and discarded, whatever made it stale.
    */
-  private claimPrepared(now: Snapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
+  private claimPrepared(now: CompactionSnapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
     if (instructions !== undefined) {
       this.discardPrepared("the compaction has its own instructions");
       return null;
@@ -273,7 +260,7 @@ export class SessionCompaction {
   }
 
   /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
-  private snapshot(distrustUsage = false): Snapshot {
+  private snapshot(distrustUsage = false): CompactionSnapshot {
     const input = { ...compactionInputOf(this.host.file), overheadTokens: this.host.overheadTokens() };
     if (distrustUsage) input.freshFrom = input.messages.length;
     const budget = this.budget;
@@ -281,6 +268,8 @@ export class SessionCompaction {
     return {
       input,
       settings: budget.settings,
+      leafId: this.host.file.leafId,
+      // built when first needed (a summary the client's hook writes needs none)
       get summarizer() {
         return (summarizer ??= budget.summarizer());
       },
