@@ -113,8 +113,13 @@ export async function compact(prep: CompactionPreparation, opts: CompactOptions)
   }
 
   const summary = assembleSummary(modelText, prep.userMessages, prep.fileLists);
-  const tokensAfter = estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: prep.tokensBefore, timestamp: 0 }) + prep.keptTokens + prep.overheadTokens;
+  const tokensAfter = tokensAfterSummary(summary, prep);
   const details: CompactionDetails = { ...prep.fileLists, userMessages: prep.userMessages };
   if (fallback) details.fallback = true;
   return { summary, firstKeptEntryId: prep.firstKeptEntryId, tokensBefore: prep.tokensBefore, tokensAfter, details, fallback, stats };
+}
+
+/** The context once `summary` is stored over `prep`'s cut: the summary, the kept messages, the system prompt and tools. */
+export function tokensAfterSummary(summary: string, prep: CompactionPreparation): number {
+  return estimateMessageTokens({ role: "compactionSummary", summary, tokensBefore: prep.tokensBefore, timestamp: 0 }) + prep.keptTokens + prep.overheadTokens;
 }

@@ -16,8 +16,8 @@ export function compactionInputOf(session: SessionFile): CompactionInput {
   return { messages: ctx.messages, entryIds: ctx.entryIds, freshFrom: ctx.freshFrom, previous };
 }
 
-/** Stores a compaction (synced to disk before this returns, like every compaction entry). */
-export function appendCompaction(session: SessionFile, result: Pick<CompactionResult, "summary" | "firstKeptEntryId" | "tokensBefore" | "details">, fromHook = false): SessionEntry {
+/** Stores a compaction (fromHook: a client's hook wrote the summary; synced to disk before this returns, like every compaction entry). */
+export function appendCompaction(session: SessionFile, result: Pick<CompactionResult, "summary" | "firstKeptEntryId" | "tokensBefore"> & { details: CompactionEntry["details"] }, fromHook = false): SessionEntry {
   return session.append({
     type: "compaction",
     summary: result.summary,

@@ -1,18 +1,21 @@
-// Compaction the user never waits for. Once the context passes a soft threshold (prepareAt of the
-// trigger), the summary of the span before the cut chosen then is written in the background,
-// while the user and the agent go on. When the trigger comes, a summary that is ready and still
-// valid is applied at once with its cut (the kept part has grown since); one still being written
-// is waited for rather than started again; a stale one is thrown away. Nothing of it is stored
-// before the trigger, so a session that never reaches it stores nothing extra.
+// Compaction the user never waits for: the summary written in the background once the context
+// passes a soft threshold (prepareAt of the trigger), for the cut chosen then, while the user and
+// the agent go on. This file only writes it and holds it; whether it can still serve is decided by
+// the compaction owner when a compaction claims it (session-compaction.ts). Nothing of it is
+// stored before the trigger, so a session that never reaches it stores nothing extra.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "../compaction/index.js";
-import type { SessionFile } from "../session/session-file.js";
+import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
+import type { ResultOf } from "../../protocol/index.js";
+import type { SummarizerChoice } from "./context-budget.js";
 import type { EventFields } from "./session-events.js";
 
 /** What compaction_update carries besides sessionId and seq. */
 export type CompactionUpdate = EventFields<"compaction_update">;
 export type UpdateReason = CompactionUpdate["reason"];
+
+/** getState.preparedCompaction */
+export type PreparedStatus = NonNullable<ResultOf<"getState">["preparedCompaction"]>;
 
 /** Turns a summary's progress into compaction_update events. */
 export function progressEmitter(emit: (u: CompactionUpdate) => void, compactionId: string, reason: () => UpdateReason): (p: SummaryProgress) => void {
@@ -22,52 +25,44 @@ export function progressEmitter(emit: (u: CompactionUpdate) => void, compactionI
   };
 }
 
-/** The summarizer a compaction uses, as the session has it now. */
-export interface SummarizerChoice {
-  port: SummarizerPort;
-  /** mutable: a limit learned from an overflow lowers contextWindow for the next request */
-  limits: SummarizerLimits;
-  /** the summarizer's model id and the session's: a change of either makes a prepared summary stale */
-  modelKey: string;
-  /** a request was rejected as too long: learn the limit (and lower limits.contextWindow) */
-  onOverflow(err: unknown, requestTokens: number): void;
+/** The latest compaction entry on the active path (its summary opens the context); null: none. */
+export function previousCompactionId(input: CompactionInput): string | null {
+  return input.messages.length > 0 && input.messages[0].role === "compactionSummary" ? (input.entryIds[0] ?? null) : null;
 }
 
-export interface PrepareRequest {
-  file: SessionFile;
+/**
+ * The session as a compaction (or a summary written ahead of time) sees it, read once when it
+ * starts and passed along: the context, the settings for its window, the leaf, the summarizer.
+ */
+export interface CompactionSnapshot {
   input: CompactionInput;
   settings: CompactionSettings;
-  summarizer: SummarizerChoice;
-  emit(update: CompactionUpdate): void;
+  leafId: string | null;
+  readonly summarizer: SummarizerChoice;
 }
 
-interface Job {
-  id: string;
-  prep: CompactionPreparation;
-  /** the leaf when it was prepared: still valid while it is on the active path */
-  basisLeafId: string | null;
-  /** the compaction the prepared summary updates (null: none) */
-  previousCompactionId: string | null;
-  modelKey: string;
-  controller: AbortController;
-  promise: Promise<CompactionResult | null>;
-  result?: CompactionResult | null;
-  requests: number;
+/** A summary being written ahead of time, or written: what the owner checks before it serves. */
+export interface PreparedSummary {
+  readonly id: string;
+  /** the cut it was written for */
+  readonly prep: CompactionPreparation;
+  /** the leaf when it was prepared: its span is still the context's while this is on the active path */
+  readonly basisLeafId: string | null;
+  /** the compaction the summary updates (null: none) */
+  readonly previousCompactionId: string | null;
+  readonly modelKey: string;
+  readonly aborted: boolean;
   /** whose work it is now: "prepare" until a compaction adopts it */
   reason: UpdateReason;
+  /** the summary once written; null when writing it failed (the compaction writes one itself) */
+  result(signal: AbortSignal): Promise<CompactionResult | null>;
 }
 
-export interface PreparedStatus {
-  compactionId: string;
-  status: "summarizing" | "ready";
-  firstKeptEntryId: string;
-  tokensBefore: number;
+interface Job extends PreparedSummary {
+  controller: AbortController;
+  promise: Promise<CompactionResult | null>;
+  written?: CompactionResult | null;
   requests: number;
-}
-
-/** The latest compaction entry on the active path (its summary opens the context). */
-function previousCompactionId(input: CompactionInput): string | null {
-  return input.messages.length > 0 && input.messages[0].role === "compactionSummary" ? (input.entryIds[0] ?? null) : null;
 }
 
 export class AheadOfTime {
@@ -75,119 +70,112 @@ export class AheadOfTime {
   /** a preparation failed for this basis (the compaction it would update): do not start over until it changes */
   private failedFor: string | null | undefined = undefined;
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly emit: (u: CompactionUpdate) => void,
+  ) {}
+
+  /** The summary held, if any (the owner claims it, checking it still fits the session). */
+  get held(): PreparedSummary | null {
+    return this.job;
+  }
 
   status(): PreparedStatus | undefined {
     const j = this.job;
     if (!j) return undefined;
-    return { compactionId: j.id, status: j.result ? "ready" : "summarizing", firstKeptEntryId: j.prep.firstKeptEntryId, tokensBefore: j.prep.tokensBefore, requests: j.requests };
+    return { compactionId: j.id, status: j.written ? "ready" : "summarizing", firstKeptEntryId: j.prep.firstKeptEntryId, tokensBefore: j.prep.tokensBefore, requests: j.requests };
   }
 
   /** Starts writing the next summary in the background, unless one is under way (or failed for this basis). */
-  start(req: PrepareRequest): void {
+  start(from: CompactionSnapshot): void {
     if (this.job) return;
-    const basis = previousCompactionId(req.input);
+    const basis = previousCompactionId(from.input);
     if (this.failedFor === basis) return;
-    const outcome = prepareCompaction(req.input, req.settings, "threshold");
+    const outcome = prepareCompaction(from.input, from.settings, "threshold");
     if (!outcome.ok) return; // not yet worth it: the next turn looks again
     const controller = new AbortController();
     const job: Job = {
       id: randomUUID(),
       prep: outcome.preparation,
-      basisLeafId: req.file.leafId,
+      basisLeafId: from.leafId,
       previousCompactionId: basis,
-      modelKey: req.summarizer.modelKey,
+      modelKey: from.summarizer.modelKey,
+      get aborted() {
+        return controller.signal.aborted;
+      },
+      reason: "prepare",
+      result: (signal) => waitFor(job, signal),
       controller,
       promise: Promise.resolve(null),
       requests: 0,
-      reason: "prepare",
     };
-    const emit = (u: Omit<CompactionUpdate, "compactionId" | "reason">) => req.emit({ compactionId: job.id, reason: job.reason, ...u });
-    const progress = progressEmitter(req.emit, job.id, () => job.reason);
-    emit({ phase: "summarizing" });
+    const progress = progressEmitter(this.emit, job.id, () => job.reason);
+    this.emit({ compactionId: job.id, reason: job.reason, phase: "summarizing" });
     job.promise = compact(job.prep, {
-      port: req.summarizer.port,
-      limits: req.summarizer.limits,
-      settings: req.settings,
+      port: from.summarizer.port,
+      limits: from.summarizer.limits,
+      settings: from.settings,
       signal: controller.signal,
       onProgress: (p) => {
         if (p.type === "chunk") job.requests++;
         progress(p);
       },
-      onOverflow: (err, tokens) => req.summarizer.onOverflow(err, tokens),
+      onOverflow: (err, tokens) => from.summarizer.onOverflow(err, tokens),
     }).then(
       (result) => {
         if (result.fallback) {
           // the summarizer failed: the trigger will write the summary itself (and fall back then if it must)
           this.logger.warn({ reason: result.fallback.reason }, "the summary written ahead of time failed; it will be written at the trigger");
-          if (this.job === job) this.drop(job, basis);
+          this.failed(job, basis);
           return null;
         }
-        job.result = result;
-        if (this.job === job) emit({ phase: "ready" });
+        job.written = result;
+        if (this.job === job) this.emit({ compactionId: job.id, reason: job.reason, phase: "ready" });
         return result;
       },
       (err) => {
         if (!(err instanceof CompactionAbortedError)) this.logger.warn({ err }, "writing the summary ahead of time failed");
-        if (this.job === job) this.drop(job, basis);
+        this.failed(job, basis);
         return null;
       },
     );
     this.job = job;
   }
 
-  private drop(_job: Job, failedBasis: string | null): void {
+  private failed(job: Job, basis: string | null): void {
+    if (this.job !== job) return;
     this.job = null;
-    this.failedFor = failedBasis;
+    this.failedFor = basis;
   }
 
-  /** Throws away the job (the tree moved, the model changed, an abort): it will not be used. */
-  discard(emit: (u: CompactionUpdate) => void, why: string): void {
+  /** Throws the summary away (it will not be used) and says so with a "discarded" update. */
+  discard(why: string): void {
     const job = this.job;
     if (!job) return;
     this.job = null;
     job.controller.abort();
     this.logger.debug({ compactionId: job.id, why }, "summary written ahead of time discarded");
-    emit({ compactionId: job.id, reason: job.reason, phase: "discarded" });
+    this.emit({ compactionId: job.id, reason: job.reason, phase: "discarded" });
   }
 
-  /**
-   * The job, if it can serve a compaction of the context `input` now: the same model, its basis
-   * still on the active path, no compaction since. A stale job is discarded. The caller checks
-   * the cut and the gain (prepareCompaction with the job's cut) and then awaits `result()`.
-   */
-  claim(file: SessionFile, input: CompactionInput, modelKey: string, reason: UpdateReason, emit: (u: CompactionUpdate) => void): { id: string; prep: CompactionPreparation; result(signal: AbortSignal): Promise<CompactionResult | null> } | null {
-    const job = this.job;
-    if (!job) return null;
-    const stale =
-      job.modelKey !== modelKey ? "the model changed" : previousCompactionId(input) !== job.previousCompactionId ? "a compaction happened since" : !file.isOnPath(job.basisLeafId) ? "the session moved to another branch" : null;
-    if (stale) {
-      this.discard(emit, stale);
-      return null;
-    }
-    job.reason = reason;
-    return {
-      id: job.id,
-      prep: job.prep,
-      result: (signal) => {
-        if (job.result !== undefined) return Promise.resolve(job.result);
-        return new Promise((resolve, reject) => {
-          const onAbort = () => reject(new CompactionAbortedError());
-          if (signal.aborted) return onAbort();
-          signal.addEventListener("abort", onAbort, { once: true });
-          void job.promise.then((r) => {
-            signal.removeEventListener("abort", onAbort);
-            resolve(r);
-          });
-        });
-      },
-    };
-  }
-
-  /** A compaction was stored (with the job, or after it was discarded): forget it, and any failure. */
-  consumed(): void {
+  /** A compaction was stored (with the summary, or another): whatever was held describes a context that no longer exists. */
+  spent(): void {
     this.job?.controller.abort();
     this.job = null;
     this.failedFor = undefined;
   }
+}
+
+/** The job's summary once written (at once if it is), unless `signal` aborts the wait first. */
+function waitFor(job: Job, signal: AbortSignal): Promise<CompactionResult | null> {
+  if (job.written !== undefined) return Promise.resolve(job.written);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new CompactionAbortedError());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    void job.promise.then((r) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(r);
+    });
+  });
 }

@@ -1,121 +1,97 @@
-// A live session's context budget: the window in effect (the model's, or a smaller one its
-// endpoint told us through an overflow), the threshold automatic compaction runs at, the summary
-// written ahead of time, and the compactions themselves (compaction-runner.ts does one). The
-// session owns one of these; the run's hooks and the compact method go through it.
-import type { Logger } from "pino";
-import { providerSummarizer } from "../agent/summarizer-port.js";
+// The one owner of a live session's compactions: automatic ones at the threshold, after an
+// overflow (or a prompt the endpoint cut without saying so), manual ones, and the summary written
+// ahead of time. Read top to bottom it is the whole story of a compaction: decide whether to
+// compact (autoCompact), choose what to summarize (plan: the prepared summary if it still serves,
+// checked here when it is claimed, or a cut chosen now), let the client's beforeCompact hook
+// decide, write the summary, and store it (store: the one place an entry is written, whoever
+// wrote the summary). The window and threshold are read from context-budget.ts; the pure steps
+// (cut, summarize) are src/compaction's.
+import { randomUUID } from "node:crypto";
 import {
+  appendCompaction,
+  compact,
   compactionInputOf,
-  compactionThreshold,
-  contextTokens,
-  fitToWindow,
+  prepareCompaction,
   shouldCompact,
   shouldPrepare,
+  tokensAfterSummary,
   CompactionAbortedError,
+  type CompactionPreparation,
   type CompactionReason,
-  type CompactionSettings,
 } from "../compaction/index.js";
-import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
-import type { SessionFile } from "../session/session-file.js";
-import { AheadOfTime, type CompactionUpdate, type PreparedStatus, type SummarizerChoice } from "./ahead-of-time.js";
-import { runCompaction, type StoredCompaction } from "./compaction-runner.js";
-import { windowAfterOverflow } from "./context-window.js";
-import { ErrorCode } from "./errors.js";
+import type { ModelInfo } from "../llm/types.js";
+import type { ResultOf } from "../../protocol/index.js";
+import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedStatus, type PreparedSummary } from "./ahead-of-time.js";
+import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
+import { ErrorCode, HostError } from "./errors.js";
+import type { BeforeCompactRequest } from "./ports.js";
 import { detectTruncation } from "./silent-truncation.js";
-import type { BeforeCompactHook } from "./ports.js";
-import type { EventFields } from "./session-events.js";
-import type { SessionSettings } from "./session-settings.js";
 import type { BranchSummarizer } from "./tree-move.js";
 
-export interface CompactionHost {
-  sessionId: string;
-  file: SessionFile;
-  stored: SessionSettings;
-  logger: Logger;
-  settings: CompactionSettings;
-  beforeCompact: BeforeCompactHook;
-  providerFor(model: ModelInfo): Provider;
-  resolveModel(id: string): ModelInfo;
-  /** the session's model now (it can change between compactions) */
-  model(): ModelInfo;
-  /** the system prompt and tool definitions in tokens: sent with every request */
-  overheadTokens(): number;
-  emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
+/** A stored compaction as the compact method and compaction_end report it. */
+export type StoredCompaction = ResultOf<"compact">;
+
+/** One compaction under way: what it summarizes and from what. */
+interface Compaction {
+  id: string;
+  reason: CompactionReason;
+  instructions: string | undefined;
+  now: CompactionSnapshot;
+  prep: CompactionPreparation;
+  /** the summary written ahead of time it adopted, if any */
+  prepared: PreparedSummary | null;
+  signal: AbortSignal;
+}
+
+/** A summary to store, whoever wrote it. */
+interface Written {
+  summary: string;
+  details: StoredCompaction["details"];
+  fallback?: { reason: string };
 }
 
 export class SessionCompaction {
+  readonly budget: ContextBudget;
   private readonly ahead: AheadOfTime;
   /** a compaction in progress, manual or inside a run (abort cancels it) */
   private active: AbortController | null = null;
   private auto: boolean;
+  /** the context size an automatic compaction was last skipped at (too little to gain) */
+  private skippedAt: number | undefined;
+  /** the newest reply already judged for truncation (its timestamp) */
+  private judged = -1;
 
   constructor(private readonly host: CompactionHost) {
-    this.ahead = new AheadOfTime(host.logger);
+    this.budget = new ContextBudget(host);
+    this.ahead = new AheadOfTime(host.logger, this.emitUpdate);
     this.auto = host.stored.autoCompaction ?? host.settings.enabled;
   }
 
-  readonly emitUpdate = (u: CompactionUpdate): void => this.host.emit("compaction_update", u);
+  private readonly emitUpdate = (u: CompactionUpdate): void => this.host.emit("compaction_update", u);
 
-  get isCompacting(): boolean {
-    return this.active !== null;
-  }
-
-  get autoEnabled(): boolean {
-    return this.auto;
-  }
-
+  // -- reads --
+  get isCompacting(): boolean { return this.active !== null; }
+  get autoEnabled(): boolean { return this.auto; }
   /** The summary written ahead of time, if any. */
-  prepared(): PreparedStatus | undefined {
-    return this.ahead.status();
-  }
+  prepared(): PreparedStatus | undefined { return this.ahead.status(); }
+  // the budget's, for the session
+  windowOf(model?: ModelInfo): number { return this.budget.windowOf(model); }
+  get threshold(): number { return this.budget.threshold; }
+  contextTokens(): number { return this.budget.contextTokens(); }
+  emitUsage(): void { this.budget.emitUsage(); }
+  learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined { return this.budget.learnWindow(model, error, requestTokens); }
+  branchSummarizer(emit: BranchSummarizer["emit"]): BranchSummarizer { return this.budget.branchSummarizer(emit); }
 
-  /** The window in effect for `model` (default: the session's): the model's, or a smaller one its endpoint told us. */
-  windowOf(model: ModelInfo = this.host.model()): number {
-    return Math.min(model.contextWindow, this.host.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
-  }
-
-  /** The compaction settings for this session's window (see fitToWindow). */
-  get settings(): CompactionSettings {
-    return fitToWindow(this.host.settings, this.windowOf(), this.host.overheadTokens());
-  }
-
-  /** The context size above which automatic compaction runs. */
-  get threshold(): number {
-    return compactionThreshold(this.windowOf(), this.settings);
-  }
-
-  /** The context as the model sees it: messages, system prompt and tool definitions. */
-  contextTokens(): number {
-    const ctx = this.host.file.buildContext();
-    return contextTokens(ctx.messages, ctx.freshFrom, this.host.overheadTokens()).tokens;
-  }
-
-  emitUsage(): void {
-    this.host.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
-  }
-
-  /** An overflow from the endpoint: its window is smaller than believed; remember it for the rest of the session. */
-  learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined {
-    const current = this.windowOf(model);
-    const next = windowAfterOverflow((error as ProviderError).overflow, requestTokens, current);
-    if (next === undefined) return undefined;
-    this.host.logger.warn({ sessionId: this.host.sessionId, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
-    this.host.stored.update({ learnedWindows: { [model.id]: next } });
-    this.emitUsage();
-    return next;
-  }
-
+  // -- when --
   /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
   async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
     if (signal.aborted || (await this.afterTruncation(signal))) return;
     if (!this.auto) return;
     const tokens = this.contextTokens();
-    const settings = { ...this.settings, enabled: true };
-    if (shouldPrepare(tokens, this.windowOf(), settings)) {
-      const input = { ...compactionInputOf(this.host.file), overheadTokens: this.host.overheadTokens() };
-      this.ahead.start({ file: this.host.file, input, settings, summarizer: this.summarizer(), emit: this.emitUpdate });
-    }
-    if (!shouldCompact(tokens, this.windowOf(), settings)) return;
+    const window = this.windowOf();
+    const settings = { ...this.budget.settings, enabled: true };
+    if (shouldPrepare(tokens, window, settings)) this.ahead.start({ ...this.snapshot(), settings });
+    if (!shouldCompact(tokens, window, settings)) return;
     // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
     if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
     try {
@@ -125,12 +101,6 @@ export class SessionCompaction {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
     }
   }
-
-  /** the context size an automatic compaction was last skipped at (too little to gain) */
-  private skippedAt: number | undefined;
-
-  /** the newest reply already judged for truncation (its timestamp) */
-  private judged = -1;
 
   /**
    * The endpoint cut the last prompt without saying so (see silent-truncation.ts): learn the window
@@ -154,59 +124,159 @@ export class SessionCompaction {
     });
     try {
       // the cut reply's usage counts only what the endpoint kept: the context is sized by estimate
-      await this.run("overflow", signal, undefined, undefined, true);
+      await this.run("overflow", signal, undefined, true);
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "compaction after a cut prompt failed");
     }
     return true;
   }
 
-  /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
-  private summarizer(): SummarizerChoice {
-    const model = this.settings.model ? this.host.resolveModel(this.settings.model) : this.host.model();
-    const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
+  // -- one compaction --
+  /**
+   * One compaction with its events: compaction_start, compaction_update (the summary as it is
+   * written, then "applying"), compaction_end with the result, the fallback, or why it stopped.
+   * Null when skipped (an automatic one that would free too little is reported as an `error`
+   * event with code -32017) or cancelled; a manual one throws instead.
+   */
+  async run(reason: CompactionReason, outer: AbortSignal, instructions?: string, distrustUsage = false): Promise<StoredCompaction | null> {
+    const now = this.snapshot(distrustUsage);
+    const plan = this.plan(now, reason, instructions);
+    if (!plan) return null;
+    const controller = new AbortController();
+    const c: Compaction = { id: plan.prepared?.id ?? randomUUID(), reason, instructions, now, ...plan, signal: controller.signal };
+    const tag = { reason, compactionId: c.id, ...(c.prepared ? { prepared: true } : {}) };
+    const onOuter = () => controller.abort();
+    outer.addEventListener("abort", onOuter, { once: true });
+    if (outer.aborted) controller.abort();
+    this.active = controller;
+    this.host.emit("compaction_start", { ...tag, tokensBefore: c.prep.tokensBefore });
+    let outcome: StoredCompaction | "cancelled";
+    try {
+      outcome = await this.summarizeAndStore(c);
+    } catch (err) {
+      const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
+      if (aborted) this.discardPrepared("the compaction was aborted");
+      this.host.emit("compaction_end", { ...tag, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
+      if (aborted && reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
+      throw aborted ? new CompactionAbortedError() : err;
+    } finally {
+      this.active = null;
+      outer.removeEventListener("abort", onOuter);
+    }
+    if (outcome === "cancelled") {
+      this.discardPrepared("the client's beforeCompact hook cancelled the compaction");
+      this.host.emit("compaction_end", { ...tag, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
+      if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
+      return null;
+    }
+    this.host.emit("compaction_end", { ...tag, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
+    this.emitUsage();
+    return outcome;
+  }
+
+  /** What to summarize: the prepared summary's cut when it still serves, else a cut chosen now; null when skipped. */
+  private plan(now: CompactionSnapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
+    const claimed = this.claimPrepared(now, reason, instructions);
+    if (claimed) return claimed;
+    const outcome = prepareCompaction(now.input, now.settings, reason);
+    if (outcome.ok) return { prep: outcome.preparation, prepared: null };
+    if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: outcome.code, tokensBefore: outcome.tokensBefore });
+    this.host.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
+    return null;
+  }
+
+  /**
+   * The summary written ahead of time, if it can serve this compaction: one without instructions
+   * of its own, for the same models, not aborted, its span still the context's (its leaf on the
+   * active path, no compaction since), and its cut, over today's context, still freeing tokens.
+   * This is where a stale one is found and discarded, whatever made it stale.
+   */
+  private claimPrepared(now: CompactionSnapshot, reason: CompactionReason, instructions: string | undefined): Pick<Compaction, "prep" | "prepared"> | null {
+    if (instructions !== undefined) {
+      this.discardPrepared("the compaction has its own instructions");
+      return null;
+    }
+    const modelKey = now.summarizer.modelKey;
+    const held = this.ahead.held;
+    if (!held) return null;
+    const stale = held.aborted
+      ? "it was aborted"
+      : held.modelKey !== modelKey
+        ? "the model changed"
+        : previousCompactionId(now.input) !== held.previousCompactionId
+          ? "a compaction happened since"
+          : !this.host.file.isOnPath(held.basisLeafId)
+            ? "the session moved to another branch"
+            : null;
+    if (stale) {
+      this.discardPrepared(stale);
+      return null;
+    }
+    held.reason = reason; // its updates go on under the compaction's reason
+    const withCut = prepareCompaction(now.input, now.settings, reason, { firstKeptEntryId: held.prep.firstKeptEntryId });
+    if (withCut.ok && withCut.preparation.projectedTokensAfter < withCut.preparation.tokensBefore) return { prep: withCut.preparation, prepared: held };
+    this.discardPrepared(withCut.ok ? "its cut no longer frees enough" : withCut.message);
+    return null;
+  }
+
+  /** The client's beforeCompact hook decides first; then the prepared summary, pith's summary now, or the client's. */
+  private async summarizeAndStore(c: Compaction): Promise<StoredCompaction | "cancelled"> {
+    const decision = await this.host.beforeCompact({ sessionId: this.host.sessionId, reason: c.reason, preparation: wirePreparation(c.prep, c.instructions) });
+    if (c.signal.aborted) throw new CompactionAbortedError();
+    if (decision.action === "cancel") return "cancelled";
+    if (decision.action === "replace") return this.store(c, { summary: decision.summary, details: decision.details ?? {} }, true);
+    // the prepared summary, once it is done (it went on while the trigger waited); if it failed, pith writes one now
+    const written = (c.prepared && (await c.prepared.result(c.signal))) ?? (await this.summarize(c));
+    if (c.signal.aborted) throw new CompactionAbortedError();
+    return this.store(c, written);
+  }
+
+  /** pith's summary of the compaction's span, written now. */
+  private summarize(c: Compaction): Promise<Written> {
+    const summarizer = c.now.summarizer;
+    this.emitUpdate({ compactionId: c.id, reason: c.reason, phase: "summarizing" });
+    return compact(c.prep, {
+      port: summarizer.port,
+      limits: summarizer.limits,
+      settings: c.now.settings,
+      signal: c.signal,
+      instructions: c.instructions,
+      onProgress: progressEmitter(this.emitUpdate, c.id, () => c.reason),
+      onOverflow: (err, tokens) => summarizer.onOverflow(err, tokens),
+    });
+  }
+
+  /** Stores the compaction's entry: the one place one is written, whoever wrote the summary (fromHook: the client's hook did). */
+  private store(c: Compaction, written: Written, fromHook = false): StoredCompaction {
+    // a summary written ahead of time, if one is held, gives way to the client's
+    if (fromHook) this.discardPrepared("the client's beforeCompact hook wrote the summary");
+    this.emitUpdate({ compactionId: c.id, reason: c.reason, phase: "applying" });
+    const { firstKeptEntryId, tokensBefore } = c.prep;
+    appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details: written.details }, fromHook);
+    // whatever was prepared describes a context that no longer exists
+    this.ahead.spent();
+    const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter: tokensAfterSummary(written.summary, c.prep), details: written.details };
+    return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback };
+  }
+
+  /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
+  private snapshot(distrustUsage = false): CompactionSnapshot {
+    const input = { ...compactionInputOf(this.host.file), overheadTokens: this.host.overheadTokens() };
+    if (distrustUsage) input.freshFrom = input.messages.length;
+    const budget = this.budget;
+    let summarizer: SummarizerChoice | undefined;
     return {
-      port: providerSummarizer(this.host.providerFor(model), model),
-      limits,
-      modelKey: `${this.host.model().id}|${model.id}`,
-      onOverflow: (err, requestTokens) => {
-        const learned = this.learnWindow(model, err, requestTokens);
-        if (learned !== undefined) limits.contextWindow = learned;
+      input,
+      settings: budget.settings,
+      leafId: this.host.file.leafId,
+      // built when first needed (a summary the client's hook writes needs none)
+      get summarizer() {
+        return (summarizer ??= budget.summarizer());
       },
     };
   }
 
-  /** What navigateTree summarizes a branch with: the session's model and window. */
-  branchSummarizer(emit: BranchSummarizer["emit"]): BranchSummarizer {
-    const model = this.host.model();
-    const port = providerSummarizer(this.host.providerFor(model), model);
-    return { port, limits: { contextWindow: this.windowOf(), maxOutputTokens: model.maxOutputTokens }, settings: this.settings, threshold: this.threshold, emit };
-  }
-
-  /** One compaction with its events (see runCompaction); null when skipped or cancelled. */
-  run(reason: CompactionReason, outer: AbortSignal, instructions?: string, own?: AbortController, distrustUsage = false): Promise<StoredCompaction | null> {
-    return runCompaction(
-      {
-        sessionId: this.host.sessionId,
-        file: this.host.file,
-        settings: this.settings,
-        beforeCompact: this.host.beforeCompact,
-        overheadTokens: this.host.overheadTokens(),
-        ahead: this.ahead,
-        summarizer: () => this.summarizer(),
-        emit: (type, fields) => this.host.emit(type, fields),
-        emitUpdate: this.emitUpdate,
-        emitUsage: () => this.emitUsage(),
-        setActive: (controller) => (this.active = controller),
-        distrustUsage,
-      },
-      reason,
-      outer,
-      instructions,
-      own,
-    );
-  }
-
+  // -- changes from outside --
   setAuto(enabled: boolean): void {
     if (enabled !== this.auto) {
       // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
@@ -216,9 +286,13 @@ export class SessionCompaction {
     if (!enabled) this.discardPrepared("automatic compaction was turned off");
   }
 
-  /** A summary written ahead of time no longer fits the session (a tree move, a new model, an abort). */
+  /**
+   * Throws the summary written ahead of time away, with a "discarded" update: the one way it goes.
+   * A claim finds a stale one anyway; the session calls this where the protocol promises the
+   * update at once (a tree move, a new model, an abort) and to stop the summarizer's requests.
+   */
   discardPrepared(why: string): void {
-    this.ahead.discard(this.emitUpdate, why);
+    this.ahead.discard(why);
   }
 
   /** Cancels a compaction in progress; true if one was. */
@@ -228,3 +302,24 @@ export class SessionCompaction {
     return true;
   }
 }
+
+/**
+ * The preparation as the wire defines it: the pieces a hook needs to write a summary, not pith's
+ * working state (the kept messages, indexes, overhead), which would only add bytes to the request.
+ */
+function wirePreparation(p: CompactionPreparation, instructions: string | undefined): BeforeCompactRequest["preparation"] {
+  return {
+    firstKeptEntryId: p.firstKeptEntryId,
+    tokensBefore: p.tokensBefore,
+    keptTokens: p.keptTokens,
+    projectedTokensAfter: p.projectedTokensAfter,
+    historyMessages: p.historyMessages,
+    isSplitTurn: p.isSplitTurn,
+    turnPrefixMessages: p.turnPrefixMessages,
+    previousSummary: p.previousSummary,
+    fileLists: p.fileLists,
+    userMessages: p.userMessages,
+    instructions,
+  };
+}
+

@@ -1,0 +1,105 @@
+// A live session's context budget: the window in effect (the model's, or a smaller one its
+// endpoint told us through an overflow), the settings fitted to it, the threshold automatic
+// compaction runs at, the context's size, and the summarizer with the window in effect for it.
+// The compaction owner (session-compaction.ts) reads all of it here; nothing here compacts.
+import type { Logger } from "pino";
+import { providerSummarizer } from "../agent/summarizer-port.js";
+import { compactionThreshold, contextTokens, fitToWindow, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
+import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
+import type { SessionFile } from "../session/session-file.js";
+import { windowAfterOverflow } from "./context-window.js";
+import type { BeforeCompactHook } from "./ports.js";
+import type { EventFields } from "./session-events.js";
+import type { SessionSettings } from "./session-settings.js";
+import type { BranchSummarizer } from "./tree-move.js";
+
+/** What the session gives its compaction owner: the one repacking of the session's deps. */
+export interface CompactionHost {
+  sessionId: string;
+  file: SessionFile;
+  stored: SessionSettings;
+  logger: Logger;
+  settings: CompactionSettings;
+  beforeCompact: BeforeCompactHook;
+  providerFor(model: ModelInfo): Provider;
+  resolveModel(id: string): ModelInfo;
+  /** the session's model now (it can change between compactions) */
+  model(): ModelInfo;
+  /** the system prompt and tool definitions in tokens: sent with every request */
+  overheadTokens(): number;
+  emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
+}
+
+/** The summarizer a compaction uses, as the session has it now. */
+export interface SummarizerChoice {
+  port: SummarizerPort;
+  /** mutable: a limit learned from an overflow lowers contextWindow for the next request */
+  limits: SummarizerLimits;
+  /** the summarizer's model id and the session's: a change of either makes a prepared summary stale */
+  modelKey: string;
+  /** a request was rejected as too long: learn the limit (and lower limits.contextWindow) */
+  onOverflow(err: unknown, requestTokens: number): void;
+}
+
+export class ContextBudget {
+  constructor(private readonly host: CompactionHost) {}
+
+  /** The window in effect for `model` (default: the session's): the model's, or a smaller one its endpoint told us. */
+  windowOf(model: ModelInfo = this.host.model()): number {
+    return Math.min(model.contextWindow, this.host.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** The compaction settings for this session's window (see fitToWindow). */
+  get settings(): CompactionSettings {
+    return fitToWindow(this.host.settings, this.windowOf(), this.host.overheadTokens());
+  }
+
+  /** The context size above which automatic compaction runs. */
+  get threshold(): number {
+    return compactionThreshold(this.windowOf(), this.settings);
+  }
+
+  /** The context as the model sees it: messages, system prompt and tool definitions. */
+  contextTokens(): number {
+    const ctx = this.host.file.buildContext();
+    return contextTokens(ctx.messages, ctx.freshFrom, this.host.overheadTokens()).tokens;
+  }
+
+  emitUsage(): void {
+    this.host.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
+  }
+
+  /** An overflow from the endpoint: its window is smaller than believed; remember it for the rest of the session. */
+  learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined {
+    const current = this.windowOf(model);
+    const next = windowAfterOverflow((error as ProviderError).overflow, requestTokens, current);
+    if (next === undefined) return undefined;
+    this.host.logger.warn({ sessionId: this.host.sessionId, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
+    this.host.stored.update({ learnedWindows: { [model.id]: next } });
+    this.emitUsage();
+    return next;
+  }
+
+  /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
+  summarizer(): SummarizerChoice {
+    const settings = this.settings;
+    const model = settings.model ? this.host.resolveModel(settings.model) : this.host.model();
+    const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
+    return {
+      port: providerSummarizer(this.host.providerFor(model), model),
+      limits,
+      modelKey: `${this.host.model().id}|${model.id}`,
+      onOverflow: (err, requestTokens) => {
+        const learned = this.learnWindow(model, err, requestTokens);
+        if (learned !== undefined) limits.contextWindow = learned;
+      },
+    };
+  }
+
+  /** What navigateTree summarizes a branch with: the session's model and window. */
+  branchSummarizer(emit: BranchSummarizer["emit"]): BranchSummarizer {
+    const model = this.host.model();
+    const port = providerSummarizer(this.host.providerFor(model), model);
+    return { port, limits: { contextWindow: this.windowOf(), maxOutputTokens: model.maxOutputTokens }, settings: this.settings, threshold: this.threshold, emit };
+  }
+}
