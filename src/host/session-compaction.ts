@@ -252,10 +252,13 @@ export class SessionCompaction {
     if (fromHook) this.discardPrepared("the client's beforeCompact hook wrote the summary");
     this.emitUpdate({ compactionId: c.id, reason: c.reason, phase: "applying" });
     const { firstKeptEntryId, tokensBefore } = c.prep;
-    appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details: written.details }, fromHook);
+    const tokensAfter = tokensAfterSummary(written.summary, c.prep);
+    // reason and tokensAfter stored too: a marker drawn after a reload reads as the live one did (getHistory)
+    const details = { ...written.details, reason: c.reason, tokensAfter } as StoredCompaction["details"];
+    appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
     // whatever was prepared describes a context that no longer exists
     this.ahead.spent();
-    const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter: tokensAfterSummary(written.summary, c.prep), details: written.details };
+    const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter, details: written.details };
     return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback };
   }
 

@@ -117,7 +117,7 @@ test("a prepared summary still valid is claimed and stored with its cut; a hook'
   const entry = hooked.file.entries().find((e): e is CompactionEntry => e.type === "compaction")!;
   assert.deepEqual(
     { summary: entry.summary, firstKeptEntryId: entry.firstKeptEntryId, tokensBefore: entry.tokensBefore, details: entry.details, fromHook: entry.fromHook },
-    { summary: "THE CLIENT'S SUMMARY", firstKeptEntryId: fromHook!.firstKeptEntryId, tokensBefore: fromHook!.tokensBefore, details: { mine: true }, fromHook: true },
+    { summary: "THE CLIENT'S SUMMARY", firstKeptEntryId: fromHook!.firstKeptEntryId, tokensBefore: fromHook!.tokensBefore, details: { mine: true, reason: "threshold", tokensAfter: fromHook!.tokensAfter }, fromHook: true },
   );
   assert.equal(hooked.compaction.prepared(), undefined);
 });
