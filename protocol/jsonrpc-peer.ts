@@ -76,6 +76,8 @@ export interface PeerOptions<Ctx> {
   onInvalid?(refusal: EnvelopeError, text: string): void;
   /** an answer to no call in flight (an id never sent, one that already ended, id null); default: ignored */
   onStrayAnswer?(answer: { id?: unknown; result?: unknown; error?: WireError }, text: string): void;
+  /** sending an answer failed (default: ignored; the other side is gone) */
+  onSendError?(error: unknown): void;
   errors?: Partial<CallErrors>;
 }
 
@@ -196,8 +198,11 @@ export class JsonRpcPeer<Sends extends CallTable, Answers extends CallTable = Ca
     this.options.send(JSON.stringify(errorAnswer(id, { code, message, ...(data !== undefined ? { data } : {}) })));
   }
 
-  /** One incoming message, as text. Resolves once it is handled (a request: answered). */
-  async receive(text: string): Promise<void> {
+  /**
+   * One incoming message, as text. Envelope errors, answers and notifications are handled before
+   * this returns (a notification handler's throw reaches the caller); a request is answered later.
+   */
+  receive(text: string): void {
     let payload: unknown;
     try {
       payload = JSON.parse(text);
@@ -215,17 +220,31 @@ export class JsonRpcPeer<Sends extends CallTable, Answers extends CallTable = Ca
     const isNotification = !("id" in m);
     const gated = this.options.gate?.(m.method, this.options.context);
     if (gated) {
-      if (!isNotification) this.options.send(JSON.stringify(errorAnswer(m.id ?? null, gated)));
+      if (!isNotification) this.answer(errorAnswer(m.id ?? null, gated));
       return;
     }
     if (isNotification && this.options.onNotification) return this.options.onNotification(m.method, m.params, text);
-    const response = await this.rpc.server.receive(m as JSONRPCRequest, this.options.context);
-    if (response) this.options.send(JSON.stringify(response));
+    void this.serve(m as JSONRPCRequest);
+  }
+
+  /** Runs a request (or a notification nobody handles first) through the library's server; errors come back mapped, never thrown. */
+  private async serve(request: JSONRPCRequest): Promise<void> {
+    const response = await this.rpc.server.receive(request, this.options.context);
+    if (response) this.answer(response);
+  }
+
+  /** Sends an answer; a connection that refuses it (gone meanwhile) is reported, not thrown at the reader. */
+  private answer(message: object): void {
+    try {
+      this.options.send(JSON.stringify(message));
+    } catch (err) {
+      this.options.onSendError?.(err);
+    }
   }
 
   private invalid(refusal: EnvelopeError, text: string): void {
     if (this.options.onInvalid) this.options.onInvalid(refusal, text);
-    else this.options.send(JSON.stringify(errorAnswer(refusal.id, refusal.error)));
+    else this.answer(errorAnswer(refusal.id, refusal.error));
   }
 
   private answerArrived(m: { id?: unknown; result?: unknown; error?: WireError }, text: string): void {

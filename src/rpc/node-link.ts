@@ -62,7 +62,7 @@ export class NodeLink {
     });
     for (const name of SERVER_REQUEST_NAMES) this.peer.addMethod(name, (params) => handlers.onRequest(name, params));
     ws.on("message", (data, isBinary) => {
-      if (!isBinary) void this.peer.receive(data.toString());
+      if (!isBinary) this.peer.receive(data.toString());
     });
     ws.on("close", () => this.gone());
     ws.on("error", (err) => {

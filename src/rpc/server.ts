@@ -55,7 +55,7 @@ export class RpcServer {
     state.peer = new JsonRpcPeer<ClientCalls, DaemonCalls, ConnState>({ send: (text) => conn.send(text), server: this.server, context: state, gate: initializeGate });
     if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log, this.linkSecurity);
     this.connections.add(state);
-    conn.onMessage((text) => void state.peer.receive(text));
+    conn.onMessage((text) => state.peer.receive(text));
     conn.onOversize((bytes, id) => state.peer.sendError(id ?? null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
     conn.onClose(() => {
       this.connections.delete(state);
