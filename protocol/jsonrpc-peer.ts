@@ -19,7 +19,7 @@
 // json-rpc-2.0 (no Node module, no zod) and error-codes.ts, so the browser bundle takes it.
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCID, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import { ErrorCodes } from "./error-codes.js";
-import type { EventName, EventParams, MethodName, ParamsOf, ResultOf, ServerRequestName, ServerRequestParams, ServerRequestResult } from "./index.js";
+import type { MethodName, ParamsOf, ResultOf, ServerRequestName, ServerRequestParams, ServerRequestResult } from "./index.js";
 
 /** Requests one side makes of the other: method → params and result. */
 export type CallTable = { [method: string]: { params: unknown; result: unknown } };
@@ -27,10 +27,6 @@ export type CallTable = { [method: string]: { params: unknown; result: unknown }
 export type DaemonCalls = { [M in MethodName]: { params: ParamsOf<M>; result: ResultOf<M> } };
 /** What the daemon asks of a client (protocol/server-requests.ts). */
 export type ClientCalls = { [R in ServerRequestName]: { params: ServerRequestParams<R>; result: ServerRequestResult<R> } };
-/** Notifications: name → params. */
-export type NoteTable = { [method: string]: unknown };
-/** The daemon's notifications (protocol/events.ts). */
-export type DaemonNotes = { [E in EventName]: EventParams<E> };
 
 /** The error object of an answer. */
 export interface WireError {
@@ -127,7 +123,11 @@ interface Call {
   cleanup(): void;
 }
 
-/** Sends `Sends`, answers `Answers` (methods added to its server), hears `Hears` notifications. */
+/**
+ * Sends the requests of `Sends`, answers those of `Answers` (methods added to its server).
+ * Notifications go untyped both ways: the daemon's events leave pre-serialized (the host's event
+ * buffer) and the client checks each against protocol/events.ts where it dispatches them.
+ */
 export class JsonRpcPeer<Sends extends CallTable, Answers extends CallTable = CallTable, Ctx = void> {
   private readonly rpc: JSONRPCServerAndClient<Ctx, void>;
   private readonly calls = new Map<number, Call>();

@@ -21,7 +21,7 @@ function rpcError(code: number, message: string, data?: unknown): JSONRPCErrorEx
 }
 
 export class RpcServer {
-  // errors are logged here (internal ones) or are the client's (the rest): the library's console.error is noise
+  // the methods every connection's peer answers; a handler's error goes through errorResponse (internal ones logged there)
   private readonly server: JSONRPCServer<ConnState> = answeringServer<ConnState>({ mapError: (error) => this.errorResponse(error) });
   private readonly connections = new Set<ConnState>();
 
