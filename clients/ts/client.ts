@@ -1,23 +1,27 @@
 // pith's TypeScript client: JSON-RPC 2.0 over any message transport (stdio pipes, a WebSocket in
 // Node or in the browser). Transport-agnostic: no Node module is imported here or in the files it
-// imports, and from protocol/ only types plus PROTOCOL_VERSION (version.ts) and the connection
-// core (connection-core.ts), which import nothing, so a browser bundle does not pull in zod.
+// imports, and from protocol/ only types plus PROTOCOL_VERSION (version.ts), the connection core
+// (connection-core.ts) and the JSON-RPC peer (jsonrpc-peer.ts: json-rpc-2.0, no zod), so a browser
+// bundle does not pull in zod.
 //
 // This file is PithClient and the client's public surface; the jobs are in their own files:
 // - transport.ts        the Transport interface and TransportBase (on protocol/connection-core.ts)
-// - calls.ts            request correlation: ids, answers, timeouts, abort signals
+// - protocol/jsonrpc-peer.ts  the JSON-RPC peer (shared with the daemon): envelopes, ids, answers
+// - calls.ts            what a call takes (timeout, abort signal) and the errors it rejects with
 // - events.ts           event dispatch: typed listeners, waitFor, debug validation
 // - server-requests.ts  handlers for the server's requests
 // - seqs.ts             seqs seen per session, for resubscribe and replays
 // - typed-methods.ts    a typed helper per common method, and `rpc.<method>`
 // - errors.ts, urls.ts
 import type { EventName, EventParams, MethodName, ParamsOf, ResultOf, ServerRequestName } from "../../protocol/index.js";
+import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls } from "../../protocol/jsonrpc-peer.js";
+import { ErrorCodes } from "../../protocol/error-codes.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
-import { PendingCalls, type AnswerMessage, type CallOptions } from "./calls.js";
+import { CLIENT_CALL_ERRORS, type CallOptions } from "./calls.js";
 import { PithConnectionError, PithRpcError } from "./errors.js";
 import { EventDispatch, waitForEvent, type AnyEventListener, type EventListener, type EventValidation, type SafeParser } from "./events.js";
 import { SessionSeqs } from "./seqs.js";
-import { ServerRequestHandlers, type ServerRequestHandler } from "./server-requests.js";
+import { handlerError, noHandlerFor, ServerRequestHandlers, type ServerRequestHandler } from "./server-requests.js";
 import type { CloseInfo, Transport } from "./transport.js";
 import { TypedMethods } from "./typed-methods.js";
 
@@ -44,12 +48,6 @@ export type ClientCapabilitiesInput = NonNullable<ParamsOf<"initialize">["capabi
 /** subscribe's result, plus `reset` when the session's numbering restarted (refetch, like `gap`). */
 export type ResubscribeResult = ResultOf<"subscribe"> & { afterSeq: number; reset?: boolean };
 
-interface JsonRpcMessage extends AnswerMessage {
-  jsonrpc?: unknown;
-  method?: unknown;
-  params?: unknown;
-}
-
 /**
  * A pith JSON-RPC client over one Transport.
  *
@@ -61,9 +59,9 @@ interface JsonRpcMessage extends AnswerMessage {
  */
 export class PithClient extends TypedMethods {
   private transport!: Transport;
-  private readonly calls: PendingCalls;
+  private readonly peer: JsonRpcPeer<DaemonCalls, ClientCalls>;
   private readonly events: EventDispatch;
-  private readonly handlers = new ServerRequestHandlers();
+  private readonly handlers: ServerRequestHandlers;
   private readonly seqs = new SessionSeqs();
   private readonly closeListeners = new Set<(info: CloseInfo) => void>();
   private closeInfo: CloseInfo | undefined;
@@ -76,7 +74,20 @@ export class PithClient extends TypedMethods {
     private readonly options: PithClientOptions = {},
   ) {
     super();
-    this.calls = new PendingCalls((method, params, result) => this.resultArrived(method, params, result));
+    this.peer = new JsonRpcPeer<DaemonCalls, ClientCalls>({
+      send: (text) => this.transport.send(text),
+      server: answeringServer({ mapError: handlerError, methodNotFound: noHandlerFor }),
+      context: undefined,
+      onNotification: (method, params) => this.event(method, params),
+      // a client never answers its server's mistakes: it reports them
+      onInvalid: (refusal, text) =>
+        this.report(new Error(`${refusal.error.code === ErrorCodes.ParseError ? "unparsable" : "unexpected"} message from the server: ${text.slice(0, 200)}`)),
+      // e.g. id null for a line the server could not read
+      onStrayAnswer: ({ error: e }, text) => this.report(e ? new PithRpcError(Number(e.code), String(e.message), e.data) : new Error(`answer to an unknown request: ${text.slice(0, 200)}`)),
+      onSendError: (err) => this.report(err),
+      errors: CLIENT_CALL_ERRORS,
+    });
+    this.handlers = new ServerRequestHandlers(this.peer);
     this.events = new EventDispatch(options, (fn) => this.safely(fn));
     this.attach(transport);
   }
@@ -93,8 +104,15 @@ export class PithClient extends TypedMethods {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const timeoutMs = options.timeoutMs ?? this.options.callTimeoutMs ?? 0;
     const replayEnded = method === "subscribe" ? this.seqs.replayWindow(params as ParamsOf<"subscribe">) : undefined;
-    const transport = this.transport;
-    return this.calls.start(method, params, timeoutMs, signal, (text) => transport.send(text), replayEnded) as Promise<ResultOf<M>>;
+    return this.peer.request(method, params, {
+      timeoutMs,
+      signal,
+      // before the caller hears of it, and before any later message is read
+      settled: (answer) => {
+        replayEnded?.();
+        if (answer && "result" in answer) this.resultArrived(method, params, answer.result);
+      },
+    });
   }
 
   /**
@@ -150,7 +168,7 @@ export class PithClient extends TypedMethods {
    */
   async reconnect(transport: Transport, options?: CallOptions): Promise<ResultOf<"initialize"> | undefined> {
     const old = this.transport;
-    this.calls.failAll(new PithConnectionError("connection replaced by reconnect()"));
+    this.peer.rejectAll(new PithConnectionError("connection replaced by reconnect()"));
     this.seqs.endReplays();
     this.closeInfo = undefined;
     this.attach(transport);
@@ -219,7 +237,7 @@ export class PithClient extends TypedMethods {
   private attach(transport: Transport): void {
     this.transport = transport;
     transport.onMessage((text) => {
-      if (this.transport === transport) this.receive(text);
+      if (this.transport === transport) this.peer.receive(text);
     });
     transport.onClose((info) => this.connectionClosed(info, transport));
   }
@@ -228,7 +246,7 @@ export class PithClient extends TypedMethods {
     if (this.transport !== transport || this.closeInfo) return;
     this.closeInfo = info;
     this.seqs.endReplays();
-    this.calls.failAll(new PithConnectionError(`connection closed${info.reason ? `: ${info.reason}` : ""}`, info));
+    this.peer.rejectAll(new PithConnectionError(`connection closed${info.reason ? `: ${info.reason}` : ""}`, info));
     for (const fn of [...this.closeListeners]) this.safely(() => fn(info));
   }
 
@@ -243,38 +261,6 @@ export class PithClient extends TypedMethods {
     } catch (err) {
       this.report(err);
     }
-  }
-
-  private reply(message: object): void {
-    try {
-      this.transport.send(JSON.stringify(message));
-    } catch (err) {
-      this.report(err);
-    }
-  }
-
-  /** One incoming message: an event, a request from the server, or an answer to one of ours. */
-  private receive(text: string): void {
-    let msg: JsonRpcMessage;
-    try {
-      msg = JSON.parse(text) as JsonRpcMessage;
-    } catch {
-      this.report(new Error(`unparsable message from the server: ${text.slice(0, 200)}`));
-      return;
-    }
-    if (!msg || typeof msg !== "object" || Array.isArray(msg)) {
-      this.report(new Error(`unexpected message from the server: ${text.slice(0, 200)}`));
-      return;
-    }
-    if (typeof msg.method === "string") {
-      if ("id" in msg && msg.id !== undefined) void this.handlers.answer(msg.id, msg.method, msg.params, (m) => this.reply(m));
-      else this.event(msg.method, msg.params);
-      return;
-    }
-    if (this.calls.answer(msg)) return;
-    // an answer to nothing we sent, e.g. id null for a line the server could not read
-    const e = msg.error;
-    this.report(e ? new PithRpcError(Number(e.code), String(e.message), e.data) : new Error(`answer to an unknown request: ${text.slice(0, 200)}`));
   }
 
   private resultArrived(method: string, params: unknown, result: unknown): void {

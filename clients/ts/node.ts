@@ -3,9 +3,9 @@
 // Authorization header or the pith.bearer.<token> subprotocol).
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
 import { fileURLToPath } from "node:url";
 import { WebSocket, type ClientOptions } from "ws";
+import { LineReader, NO_LINE_LIMIT } from "../../protocol/ndjson-lines.js";
 import { TransportBase, bearerSubprotocol, rpcUrl, type CloseInfo, type Transport } from "./client.js";
 
 /** The repository's bin/pith, found relative to this module (clients/ts/, or a compiled dist/clients/ts/). */
@@ -33,16 +33,15 @@ export interface StdioOptions {
 
 /** A transport over a child process's stdin/stdout. `close()` ends stdin, which makes `pith --mode rpc` exit. */
 export class StdioTransport extends TransportBase implements Transport {
-  private readonly decoder = new StringDecoder("utf8");
-  /** pieces of a line not yet ended by a newline */
-  private partial: string[] = [];
+  /** the daemon's lines (the same reader the daemon reads its input with); its answers may be long */
+  private readonly lines = new LineReader({ line: (text) => this.deliver(text), oversize: () => {} }, NO_LINE_LIMIT);
   /** resolves with the exit code (null when killed by a signal) once the child has exited */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   constructor(readonly child: ChildProcessWithoutNullStreams) {
     super();
-    child.stdout.on("data", (chunk: Buffer) => this.read(this.decoder.write(chunk)));
-    child.stdout.on("end", () => this.read(this.decoder.end() + "\n"));
+    child.stdout.on("data", (chunk: Buffer) => this.lines.push(chunk));
+    child.stdout.on("end", () => this.lines.end());
     // a child that died leaves writes failing with EPIPE: the exit below reports the close
     child.stdin.on("error", () => {});
     let exitInfo: CloseInfo | undefined;
@@ -64,26 +63,6 @@ export class StdioTransport extends TransportBase implements Transport {
         this.closedWith({ error, reason: `could not start ${child.spawnfile}: ${error.message}` });
       });
     });
-  }
-
-  /**
-   * Cuts lines searching only the new text: a 20 MB answer arrives in hundreds of chunks, and
-   * re-splitting what came before on each one costs time quadratic in the line's length.
-   */
-  private read(text: string): void {
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-      let line = text.slice(start, nl);
-      if (this.partial.length > 0) {
-        this.partial.push(line);
-        line = this.partial.join("");
-        this.partial = [];
-      }
-      start = nl + 1;
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      if (line.trim() !== "") this.deliver(line);
-    }
-    if (start < text.length) this.partial.push(text.slice(start));
   }
 
   send(text: string): void {

@@ -3,13 +3,13 @@
 // Why not hand stdin to the SDK's ndJsonStream directly: its line reader meets a line over its
 // limit (32 MiB) by failing the whole stream, the connection closes, and pith took that for the
 // editor hanging up: every session of the editor was closed and its runs aborted, exit 0. So the
-// lines are cut here first, by the stdio transport's own framer (ndjson-framing.ts: an oversize
+// lines are cut here first, by the stdio transport's own framer (protocol/ndjson-lines.ts: an oversize
 // line is counted and dropped, never held), and an oversize line is answered here with -32600
 // (the id read from its start when it is there, else null) while every other line goes on to the
 // SDK unchanged. The SDK's own limit is set high enough that it can never trip on what passes.
 import type { Logger } from "pino";
 import { ErrorCodes } from "../../protocol/errors.js";
-import { LineFramer } from "../rpc/ndjson-framing.js";
+import { LineReader } from "../../protocol/ndjson-lines.js";
 import { headInfo } from "../rpc/request-id-head.js";
 
 /** The largest ACP message pith reads (the SDK's default limit, kept). */
@@ -29,8 +29,8 @@ export interface BoundedInputOptions {
 }
 
 /** The JSON-RPC error line for an oversize message, or undefined when it must not be answered (a response). */
-export function oversizeAnswer(bytes: number, head: Buffer, limit: number): string | undefined {
-  const info = headInfo(head.toString("utf8"));
+export function oversizeAnswer(bytes: number, head: string, limit: number): string | undefined {
+  const info = headInfo(head);
   if (info.response) return undefined;
   return JSON.stringify({
     jsonrpc: "2.0",
@@ -56,7 +56,7 @@ export function boundedAcpInput(input: NodeJS.ReadableStream, opts: BoundedInput
       /* already cancelled */
     }
   };
-  const framer = new LineFramer(
+  const framer = new LineReader(
     {
       line(text) {
         controller.enqueue(Buffer.from(`${text}\n`, "utf8"));

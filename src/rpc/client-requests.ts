@@ -14,7 +14,7 @@ export async function askPermission(connections: Iterable<ConnState>, request: P
   for (const state of connections) {
     if (!state.capabilities.permissions || !state.subs.has(request.sessionId)) continue;
     try {
-      const answer = await state.peer.timeout(PERMISSION_TIMEOUT_MS).request("requestPermission", request, undefined);
+      const answer = await state.peer.request("requestPermission", request, { timeoutMs: PERMISSION_TIMEOUT_MS });
       const parsed = serverRequests.requestPermission.result.safeParse(answer);
       return parsed.success ? parsed.data.outcome : "deny";
     } catch (err) {
@@ -29,7 +29,7 @@ export async function beforeCompact(connections: Iterable<ConnState>, request: B
   for (const state of connections) {
     if (!state.capabilities.hooks.includes("beforeCompact") || !state.subs.has(request.sessionId)) continue;
     try {
-      const answer = await state.peer.timeout(HOOK_TIMEOUT_MS).request("beforeCompact", request, undefined);
+      const answer = await state.peer.request("beforeCompact", request, { timeoutMs: HOOK_TIMEOUT_MS });
       const parsed = serverRequests.beforeCompact.result.safeParse(answer);
       return parsed.success ? parsed.data : { action: "default" };
     } catch (err) {

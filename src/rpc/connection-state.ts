@@ -1,8 +1,8 @@
 // What the server knows about one connected client: whether it said initialize, what it can
 // answer (permissions, hooks), which sessions it follows, and its JSON-RPC peer for the
 // server's own requests to it.
-import type { JSONRPCServerAndClient } from "json-rpc-2.0";
 import type { HookName } from "../../protocol/index.js";
+import type { ClientCalls, DaemonCalls, JsonRpcPeer } from "../../protocol/jsonrpc-peer.js";
 import type { SessionListener } from "../host/ports.js";
 import type { ConnRelay } from "./relay.js";
 import type { Connection } from "./transport.js";
@@ -13,7 +13,7 @@ export interface ConnState {
   capabilities: { permissions: boolean; hooks: HookName[] };
   /** the sessions this client is subscribed to, with the listener that forwards their events */
   subs: Map<string, SessionListener>;
-  peer: JSONRPCServerAndClient<ConnState, void>;
+  peer: JsonRpcPeer<ClientCalls, DaemonCalls, ConnState>;
   /** another pith node (it authenticated with the cluster token): never relayed further */
   fromNode: boolean;
   /** sessions of this client that other nodes own (PostgreSQL store with a cluster token) */

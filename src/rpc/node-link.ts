@@ -4,7 +4,8 @@
 // for a session the other node owns through it; the other node's events and its own requests
 // (requestPermission, beforeCompact) come back through it.
 import WebSocket from "ws";
-import { PROTOCOL_VERSION, type HookName } from "../../protocol/index.js";
+import { PROTOCOL_VERSION, SERVER_REQUEST_NAMES, type HookName, type MethodName, type ServerRequestName } from "../../protocol/index.js";
+import { JsonRpcPeer, type ClientCalls, type DaemonCalls } from "../../protocol/jsonrpc-peer.js";
 import type { Logger } from "../log/logger.js";
 import { LinkRefused, linkRefusal, type LinkSecurity } from "./link-security.js";
 import { RPC_PATH } from "./ws-upgrade.js";
@@ -25,7 +26,7 @@ export interface LinkHandlers {
   /** a notification (an event), as the text the other node sent */
   onNotification(text: string): void;
   /** a request the other node makes of the client (requestPermission, beforeCompact) */
-  onRequest(method: string, params: unknown): Promise<unknown>;
+  onRequest<R extends ServerRequestName>(method: R, params: unknown): PromiseLike<ClientCalls[R]["result"]>;
   onClose(): void;
 }
 
@@ -40,17 +41,28 @@ export function rpcUrlOf(nodeUrl: string): string {
 }
 
 export class NodeLink {
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  /** this node is the other node's client: it calls the daemon's methods and answers its requests */
+  private readonly peer: JsonRpcPeer<DaemonCalls, ClientCalls>;
   private closed = false;
 
   private constructor(
     private readonly ws: WebSocket,
     private readonly handlers: LinkHandlers,
-    private readonly log: Logger,
+    log: Logger,
   ) {
+    this.peer = new JsonRpcPeer<DaemonCalls, ClientCalls>({
+      send: (text) => {
+        if (!this.closed) ws.send(text);
+      },
+      context: undefined,
+      // events pass through as the other node wrote them
+      onNotification: (_method, _params, text) => handlers.onNotification(text),
+      onInvalid: (refusal) => log.warn({ error: refusal.error }, "node link: a message that is not JSON-RPC; ignored"),
+      errors: { answer: (e) => new LinkError(e.code, e.message, e.data) },
+    });
+    for (const name of SERVER_REQUEST_NAMES) this.peer.addMethod(name, (params) => handlers.onRequest(name, params));
     ws.on("message", (data, isBinary) => {
-      if (!isBinary) this.receive(data.toString());
+      if (!isBinary) this.peer.receive(data.toString());
     });
     ws.on("close", () => this.gone());
     ws.on("error", (err) => {
@@ -89,13 +101,9 @@ export class NodeLink {
     return !this.closed;
   }
 
-  request(method: string, params: unknown): Promise<unknown> {
+  request(method: MethodName, params: unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error("the node link is closed"));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
+    return this.peer.request(method, params as never);
   }
 
   close(): void {
@@ -103,39 +111,10 @@ export class NodeLink {
     this.gone();
   }
 
-  private receive(text: string): void {
-    let m: { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
-    try {
-      m = JSON.parse(text) as typeof m;
-    } catch {
-      return this.log.warn("node link: a message that is not JSON; ignored");
-    }
-    if (typeof m.method === "string") {
-      if (m.id === undefined) return this.handlers.onNotification(text);
-      const id = m.id;
-      this.handlers.onRequest(m.method, m.params).then(
-        (result) => this.send({ jsonrpc: "2.0", id, result }),
-        (err: { code?: number; message?: string; data?: unknown }) =>
-          this.send({ jsonrpc: "2.0", id, error: { code: typeof err?.code === "number" ? err.code : -32603, message: err?.message ?? String(err), ...(err?.data !== undefined ? { data: err.data } : {}) } }),
-      );
-      return;
-    }
-    const waiter = typeof m.id === "number" ? this.pending.get(m.id) : undefined;
-    if (!waiter) return;
-    this.pending.delete(m.id as number);
-    if (m.error) waiter.reject(new LinkError(m.error.code, m.error.message, m.error.data));
-    else waiter.resolve(m.result);
-  }
-
-  private send(message: object): void {
-    if (!this.closed) this.ws.send(JSON.stringify(message));
-  }
-
   private gone(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const w of this.pending.values()) w.reject(new Error("the node link closed"));
-    this.pending.clear();
+    this.peer.rejectAll(new Error("the node link closed"));
     this.handlers.onClose();
   }
 }

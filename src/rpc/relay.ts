@@ -7,7 +7,8 @@
 // When the link closes (the owner died or shut down), requests for its sessions are answered
 // with SessionMoved and an unknown owner: the client opens the session again, and this node (or
 // another) takes it over.
-import { ErrorCodes, methods, type HookName, type MethodName } from "../../protocol/index.js";
+import { ErrorCodes, methods, type HookName, type MethodName, type ServerRequestName } from "../../protocol/index.js";
+import type { ClientCalls } from "../../protocol/jsonrpc-peer.js";
 import type { Logger } from "../log/logger.js";
 import { LinkRefused, type LinkSecurity } from "./link-security.js";
 import { LinkError, NodeLink } from "./node-link.js";
@@ -17,7 +18,7 @@ export interface RelayedClient {
   conn: { send(text: string): void };
   capabilities: { permissions: boolean; hooks: HookName[] };
   /** the server's requests to the client */
-  peer: { client: { request(method: string, params: unknown): PromiseLike<unknown> } };
+  peer: { request<R extends ServerRequestName>(method: R, params: ClientCalls[R]["params"]): PromiseLike<ClientCalls[R]["result"]> };
 }
 
 export interface RelayOwner {
@@ -110,7 +111,7 @@ export class ConnRelay {
         {
           onNotification: (text) => this.state.conn.send(text),
           // the owner asks this client (a permission, a beforeCompact hook) through us
-          onRequest: async (method, params) => this.state.peer.client.request(method, params),
+          onRequest: (method, params) => this.state.peer.request(method, params as never),
           onClose: () => this.lost(url, pending!),
         },
         this.log,

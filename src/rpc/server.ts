@@ -2,9 +2,10 @@
 // gate, params checked against protocol/ schemas, errors mapped to the protocol's codes (no
 // stack traces to clients), session events forwarded as notifications, and the server's own
 // requests to clients (requestPermission).
-import { JSONRPCClient, JSONRPCErrorException, JSONRPCServer, JSONRPCServerAndClient, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
+import { JSONRPCErrorException, type JSONRPCServer } from "json-rpc-2.0";
 import type { Logger } from "pino";
 import { ErrorCodes, METHOD_NAMES, methods, parseParams, type MethodName } from "../../protocol/index.js";
+import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls, type WireError } from "../../protocol/jsonrpc-peer.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
@@ -20,8 +21,8 @@ function rpcError(code: number, message: string, data?: unknown): JSONRPCErrorEx
 }
 
 export class RpcServer {
-  // errors are logged here (internal ones) or are the client's (the rest): the library's console.error is noise
-  private readonly server = new JSONRPCServer<ConnState>({ errorListener: () => undefined });
+  // the methods every connection's peer answers; a handler's error goes through errorResponse (internal ones logged there)
+  private readonly server: JSONRPCServer<ConnState> = answeringServer<ConnState>({ mapError: (error) => this.errorResponse(error) });
   private readonly connections = new Set<ConnState>();
 
   constructor(
@@ -33,88 +34,39 @@ export class RpcServer {
     /** how links to the other nodes are protected (the CA for wss://, whether plain ws:// may leave the host) */
     private readonly linkSecurity: LinkSecurity = {},
   ) {
-    this.server.mapErrorToJSONRPCErrorResponse = (id, error) => this.errorResponse(id, error);
-    this.server.handleMethodNotFound = async (request) =>
-      request.id === undefined ? null : { jsonrpc: "2.0", id: request.id, error: { code: ErrorCodes.MethodNotFound, message: `unknown method: ${request.method}` } };
     const handlers = methodHandlers(host, replayBufferSize);
     for (const method of METHOD_NAMES) this.register(method, handlers);
     host.setPermissionAsker((request) => askPermission(this.connections, request, log));
     host.setBeforeCompactHandler((request) => beforeCompact(this.connections, request, log));
   }
 
-  private errorResponse(id: JSONRPCRequest["id"], error: unknown): JSONRPCResponse & { error: { code: number; message: string; data?: unknown } } {
+  /** A handler's error as the protocol's: a code the protocol knows, or logged and -32603 (no stack traces to clients). */
+  private errorResponse(error: unknown): WireError {
     const mapped = error instanceof JSONRPCErrorException ? error : hostErrorOf(error);
-    if (mapped) return { jsonrpc: "2.0", id: id ?? null, error: { code: mapped.code, message: mapped.message, ...(mapped.data !== undefined ? { data: mapped.data } : {}) } };
+    if (mapped) return { code: mapped.code, message: mapped.message, data: mapped.data };
     this.log.error({ err: error }, "internal error while handling a request");
-    return { jsonrpc: "2.0", id: id ?? null, error: { code: ErrorCodes.InternalError, message: `internal error: ${(error as Error)?.message ?? String(error)}` } };
+    return { code: ErrorCodes.InternalError, message: `internal error: ${(error as Error)?.message ?? String(error)}` };
   }
 
   /** Serves one connection until it closes. `fromNode`: another pith node's link (never relayed further). */
   attach(conn: Connection, options: { fromNode?: boolean } = {}): void {
-    const client = new JSONRPCClient<void>((request) => conn.send(JSON.stringify(request)));
     const state = { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), fromNode: options.fromNode === true } as unknown as ConnState;
-    state.peer = new JSONRPCServerAndClient(this.server, client);
+    // the envelope (parse errors, batches, invalid requests) is the peer's; the initialize gate is ours
+    state.peer = new JsonRpcPeer<ClientCalls, DaemonCalls, ConnState>({ send: (text) => conn.send(text), server: this.server, context: state, gate: initializeGate });
     if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log, this.linkSecurity);
     this.connections.add(state);
-    conn.onMessage((text) => void this.receive(state, text));
-    conn.onOversize((bytes, id) => this.sendError(state, id ?? null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
+    conn.onMessage((text) => state.peer.receive(text));
+    conn.onOversize((bytes, id) => state.peer.sendError(id ?? null, ErrorCodes.InvalidRequest, `message of ${bytes} bytes is over the size limit; discarded`));
     conn.onClose(() => {
       this.connections.delete(state);
       state.relay?.close();
-      state.peer.rejectAllPendingRequests("connection closed");
+      state.peer.rejectAll(new Error("connection closed"));
       // stdio "closes" at input EOF, and the process then shuts down: its output still works, so
       // the client keeps getting the events of the runs being aborted (agent_end included)
       if (conn.kind === "stdio") return;
       for (const [sessionId, listener] of state.subs) this.host.sessions.get(sessionId)?.unsubscribe(listener);
       state.subs.clear();
     });
-  }
-
-  private sendError(state: ConnState, id: JSONRPCRequest["id"] | null, code: number, message: string, data?: unknown): void {
-    state.conn.send(JSON.stringify({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } }));
-  }
-
-  private async receive(state: ConnState, text: string): Promise<void> {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch (err) {
-      this.sendError(state, null, ErrorCodes.ParseError, `parse error: ${(err as Error).message}`);
-      return;
-    }
-    if (Array.isArray(payload)) {
-      // version 1 of the protocol takes one message at a time (see PROTOCOL.md)
-      return this.sendError(state, null, ErrorCodes.InvalidRequest, "batches are not supported: send one JSON-RPC message per line or frame");
-    }
-    const response = await this.handleOne(state, payload);
-    if (response) state.conn.send(JSON.stringify(response));
-  }
-
-  /** One request, notification or response; returns the response to send, if any. */
-  private async handleOne(state: ConnState, msg: unknown): Promise<object | null> {
-    const m = msg as Record<string, unknown> | null;
-    const validId = (id: unknown) => typeof id === "string" || typeof id === "number" || id === null;
-    if (!m || typeof m !== "object" || m.jsonrpc !== "2.0") {
-      return { jsonrpc: "2.0", id: m && validId(m.id) ? m.id : null, error: { code: ErrorCodes.InvalidRequest, message: 'invalid request: expected a JSON-RPC 2.0 object ({"jsonrpc":"2.0", ...})' } };
-    }
-    if (!("method" in m)) {
-      // a response to one of our requests
-      if ("result" in m || "error" in m) state.peer.client.receive(m as never);
-      else return { jsonrpc: "2.0", id: validId(m.id) ? m.id : null, error: { code: ErrorCodes.InvalidRequest, message: "invalid request: no method" } };
-      return null;
-    }
-    if (typeof m.method !== "string" || ("id" in m && !validId(m.id)) || ("params" in m && (typeof m.params !== "object" || m.params === null))) {
-      return { jsonrpc: "2.0", id: validId(m.id) ? m.id : null, error: { code: ErrorCodes.InvalidRequest, message: "invalid request: method must be a string, id a string, number or null, params an object or array" } };
-    }
-    const isNotification = !("id" in m);
-    if (state.initialized && m.method === "initialize") {
-      return isNotification ? null : { jsonrpc: "2.0", id: m.id, error: { code: ErrorCodes.InvalidRequest, message: "already initialized" } };
-    }
-    if (!state.initialized && m.method !== "initialize") {
-      return isNotification ? null : { jsonrpc: "2.0", id: m.id, error: { code: ErrorCodes.NotInitialized, message: "not initialized: call initialize first" } };
-    }
-    const response = await this.server.receive(m as unknown as JSONRPCRequest, state);
-    return response;
   }
 
   /** A method's handler behind the params check; errors become the protocol's codes. */
@@ -144,4 +96,11 @@ export class RpcServer {
       }
     });
   }
+}
+
+/** Nothing but initialize before initialize, and initialize once. */
+function initializeGate(method: string, state: ConnState): WireError | undefined {
+  if (state.initialized && method === "initialize") return { code: ErrorCodes.InvalidRequest, message: "already initialized" };
+  if (!state.initialized && method !== "initialize") return { code: ErrorCodes.NotInitialized, message: "not initialized: call initialize first" };
+  return undefined;
 }

@@ -1,7 +1,7 @@
 // JSON-RPC over a pair of byte streams (normally stdin/stdout): one message per line.
 //
-// Three parts, wired here: the line framing (ndjson-framing.ts: how bytes become messages, the
-// size limit), the ordered writer (ordered-writer.ts: messages out, in order, with backpressure)
+// Three parts, wired here: the line reader (protocol/ndjson-lines.ts: how bytes become messages,
+// the size limit, shared with the client), the ordered writer (ordered-writer.ts: messages out, in order, with backpressure)
 // and the connection core (protocol/connection-core.ts: messages that arrive before a handler
 // are kept, close fires once), which the WebSocket transport shares.
 //
@@ -17,13 +17,13 @@
 // messages are dropped, onClose fires. `flushed()` resolves once everything handed to send()
 // has been accepted by the output stream (or output failed).
 import { ConnectionCore } from "../../protocol/connection-core.js";
+import { DEFAULT_MAX_LINE_BYTES, LineReader } from "../../protocol/ndjson-lines.js";
 import type { Logger } from "../log/logger.js";
-import { DEFAULT_MAX_LINE_BYTES, LineFramer } from "./ndjson-framing.js";
 import { OrderedWriter } from "./ordered-writer.js";
 import { headInfo } from "./request-id-head.js";
 import type { Connection } from "./transport.js";
 
-export { DEFAULT_MAX_LINE_BYTES } from "./ndjson-framing.js";
+export { DEFAULT_MAX_LINE_BYTES } from "../../protocol/ndjson-lines.js";
 export { MAX_BATCH_CHARS } from "./ordered-writer.js";
 
 export interface StdioOptions {
@@ -45,13 +45,13 @@ export function stdioConnection(input: NodeJS.ReadableStream, output: NodeJS.Wri
   const log = opts.logger;
   const id = `stdio-${++nextId}`;
   const core = new ConnectionCore({ onHandlerError: (err) => log?.error({ err, conn: id }, "stdio transport: handler threw") });
-  const framer = new LineFramer(
+  const framer = new LineReader(
     {
       line: (text) => core.receive(text),
       oversize(bytes, head) {
         log?.warn({ conn: id, bytes, maxLineBytes }, "stdio transport: oversize line discarded");
         // a response (the client answering a server request) has no request to fail: id null as before
-        const info = headInfo(head.toString("utf8"));
+        const info = headInfo(head);
         core.receiveOversize(bytes, info.response ? undefined : info.id);
       },
     },

@@ -3,7 +3,7 @@
 // (both token forms), running the offline demo script (an automatic compaction inside the run).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { test, type TestContext } from "node:test";
 import { WebSocket } from "ws";
 import {
@@ -173,13 +173,14 @@ test("fake server: events, waitFor, lastSeq; a replay after openSession delivers
   assert.equal(c2.lastSeq("s"), 3);
 });
 
-test("the browser entry imports no Node module (runtime imports, followed: clients/ts's own files, protocol/version.js and protocol/connection-core.js only)", () => {
+test("the browser entry imports no Node module (runtime imports, followed: clients/ts's own files, from protocol/ version, connection-core, error-codes and jsonrpc-peer; json-rpc-2.0, itself Node-free)", () => {
   const runtimeImports = (file: string | URL) =>
     [...readFileSync(new URL(file, import.meta.url), "utf8").matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?from\s+"([^"]+)"/gms)].map((m) => m[1]);
   assert.deepEqual(runtimeImports("../../clients/ts/browser.ts"), ["./client.js", "./client.js"]);
   // every file the browser entry loads at run time, followed import by import
   const root = new URL("../../", import.meta.url);
   const loaded = new Set<string>();
+  const packages = new Set<string>();
   const queue = [new URL("clients/ts/browser.ts", root)];
   while (queue.length > 0) {
     const file = queue.pop()!;
@@ -187,15 +188,26 @@ test("the browser entry imports no Node module (runtime imports, followed: clien
     if (loaded.has(name)) continue;
     loaded.add(name);
     for (const spec of runtimeImports(file)) {
+      // the one package allowed: the JSON-RPC peer's base
+      if (name === "protocol/jsonrpc-peer.ts" && spec === "json-rpc-2.0") {
+        packages.add(spec);
+        continue;
+      }
       assert.match(spec, /^\.\.?\//, `${name} imports ${spec}: only files of this repository`);
       queue.push(new URL(spec.replace(/\.js$/, ".ts"), file));
     }
   }
-  const outside = [...loaded].filter((f) => !f.startsWith("clients/ts/") && f !== "protocol/version.ts" && f !== "protocol/connection-core.ts");
-  assert.deepEqual(outside, [], "nothing from protocol/ but version.ts and connection-core.ts (no zod)");
-  assert.ok(loaded.has("clients/ts/client.ts") && loaded.has("protocol/connection-core.ts"));
-  assert.deepEqual(runtimeImports("../../protocol/version.ts"), []);
-  assert.deepEqual(runtimeImports("../../protocol/connection-core.ts"), []);
+  const allowed = new Set(["protocol/version.ts", "protocol/connection-core.ts", "protocol/error-codes.ts", "protocol/jsonrpc-peer.ts"]);
+  const outside = [...loaded].filter((f) => !f.startsWith("clients/ts/") && !allowed.has(f));
+  assert.deepEqual(outside, [], "nothing from protocol/ but version.ts, connection-core.ts, error-codes.ts and jsonrpc-peer.ts (no zod)");
+  assert.ok(loaded.has("clients/ts/client.ts") && loaded.has("protocol/connection-core.ts") && loaded.has("protocol/jsonrpc-peer.ts"));
+  for (const f of ["version", "connection-core", "error-codes"]) assert.deepEqual(runtimeImports(`../../protocol/${f}.ts`), []);
+  assert.deepEqual([...packages], ["json-rpc-2.0"]);
+  // json-rpc-2.0 loads only its own files (no Node module)
+  const dist = new URL("node_modules/json-rpc-2.0/dist/", root);
+  for (const file of readdirSync(dist).filter((f) => f.endsWith(".js"))) {
+    for (const [, spec] of readFileSync(new URL(file, dist), "utf8").matchAll(/require\("([^"]+)"\)/g)) assert.match(spec, /^\.\//, `json-rpc-2.0 ${file} requires ${spec}`);
+  }
 });
 
 test("urls and tokens", () => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { checkTokenStrength, generateToken, MIN_TOKEN_LENGTH } from "../../src/rpc/auth.js";
-import { LineFramer, OVERSIZE_HEAD_BYTES } from "../../src/rpc/ndjson-framing.js";
+import { LineReader, OVERSIZE_HEAD_BYTES } from "../../protocol/ndjson-lines.js";
 import { addressKey } from "../../src/rpc/remote-address.js";
 import { headInfo } from "../../src/rpc/request-id-head.js";
 import { AuthFailures } from "../../src/rpc/ws-auth-failures.js";
@@ -68,18 +68,18 @@ test("headInfo: the top-level id from the start of a message", () => {
 
 test("oversizeAnswer: -32600 with the id, null without one, nothing for a response", () => {
   const limit = 100;
-  assert.deepEqual(JSON.parse(oversizeAnswer(500, Buffer.from('{"id":"r1","method":"m","params":"xx'), limit)!), {
+  assert.deepEqual(JSON.parse(oversizeAnswer(500, '{"id":"r1","method":"m","params":"xx', limit)!), {
     jsonrpc: "2.0",
     id: "r1",
     error: { code: -32600, message: "message of 500 bytes is over the 100-byte limit; discarded" },
   });
-  assert.equal(JSON.parse(oversizeAnswer(500, Buffer.from('{"method":"m","params":"xx'), limit)!).id, null);
-  assert.equal(oversizeAnswer(500, Buffer.from('{"jsonrpc":"2.0","id":1,"result":"xx'), limit), undefined);
+  assert.equal(JSON.parse(oversizeAnswer(500, '{"method":"m","params":"xx', limit)!).id, null);
+  assert.equal(oversizeAnswer(500, '{"jsonrpc":"2.0","id":1,"result":"xx', limit), undefined);
 });
 
-test("LineFramer: an oversize line's first bytes come with its length; the next line is read", () => {
+test("LineReader: an oversize line's first bytes come with its length; the next line is read", () => {
   const got: Array<[string, number, string?]> = [];
-  const f = new LineFramer({ line: (text) => got.push(["line", text.length]), oversize: (bytes, head) => got.push(["oversize", bytes, head.toString()]) }, 10_000);
+  const f = new LineReader({ line: (text) => got.push(["line", text.length]), oversize: (bytes, head) => got.push(["oversize", bytes, head]) }, 10_000);
   const big = `{"id":42,"params":"${"x".repeat(20_000)}"}`;
   f.push(big.slice(0, 5000));
   f.push(big.slice(5000, 15_000));
@@ -88,7 +88,7 @@ test("LineFramer: an oversize line's first bytes come with its length; the next 
   assert.equal(got[0][2], big.slice(0, OVERSIZE_HEAD_BYTES));
   // a line found oversize only at its end (one chunk) has its head too
   got.length = 0;
-  const g = new LineFramer({ line: () => {}, oversize: (bytes, head) => got.push(["oversize", bytes, head.toString()]) }, 10);
+  const g = new LineReader({ line: () => {}, oversize: (bytes, head) => got.push(["oversize", bytes, head]) }, 10);
   g.push('{"id":"abc","x":1}\n');
   assert.deepEqual(got, [["oversize", 18, '{"id":"abc","x":1}']]);
 });

@@ -10,7 +10,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import { StringDecoder } from "node:string_decoder";
+import { LineReader, NO_LINE_LIMIT } from "../../protocol/ndjson-lines.js";
 import { updateProblem } from "./acp-schema.js";
 import "./fresh-dist.js";
 import { BIN, daemonEnv, type DaemonEnvOptions } from "./daemon-client.js";
@@ -68,21 +68,9 @@ export async function startAcp(t: Hooks, opts: StartAcpOptions): Promise<AcpDaem
   const updates: acp.SessionNotification[] = [];
   const violations: string[] = [];
   const stdoutLines: string[] = [];
-  // cut only the new text (a replay is a long stream; re-splitting what came before is quadratic)
-  // (a decoder, not setEncoding: the SDK reads the same stream and needs its bytes)
-  let partial = "";
-  const decoder = new StringDecoder("utf8");
-  proc.stdout.on("data", (chunk: Buffer) => {
-    const c = decoder.write(chunk);
-    let start = 0;
-    for (let nl = c.indexOf("\n"); nl !== -1; nl = c.indexOf("\n", start)) {
-      const line = partial + c.slice(start, nl);
-      partial = "";
-      start = nl + 1;
-      if (line !== "") stdoutLines.push(line);
-    }
-    partial += c.slice(start);
-  });
+  // the one line reader (bytes, not setEncoding: the SDK reads the same stream and needs its bytes)
+  const lines = new LineReader({ line: (text) => stdoutLines.push(text), oversize: () => {} }, NO_LINE_LIMIT);
+  proc.stdout.on("data", (chunk: Buffer) => lines.push(chunk));
   let permission: Parameters<AcpDaemon["onPermission"]>[0] = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
   const waiters = new Set<() => void>();
   const app = acp

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync,
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
+import { LineReader, NO_LINE_LIMIT } from "../../protocol/ndjson-lines.js";
 import { repoRoot } from "./tmp.js";
 
 interface Esbuild {
@@ -64,7 +65,6 @@ export class LineChild {
   /** complete stdout lines received so far */
   readonly lines: string[] = [];
   stderr = "";
-  private partial = "";
   private consumed = 0;
   private wake: (() => void) | null = null;
   private exit: Exit | null = null;
@@ -78,12 +78,10 @@ export class LineChild {
       env: { ...process.env, PITH_TEST_STORE_URL: store.url },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    this.proc.stdout!.setEncoding("utf8");
     this.proc.stderr!.setEncoding("utf8");
-    this.proc.stdout!.on("data", (chunk: string) => {
-      const parts = (this.partial + chunk).split("\n");
-      this.partial = parts.pop()!;
-      this.lines.push(...parts);
+    const reader = new LineReader({ line: (text) => this.lines.push(text), oversize: () => {} }, NO_LINE_LIMIT);
+    this.proc.stdout!.on("data", (chunk: Buffer) => {
+      reader.push(chunk);
       this.wake?.();
     });
     this.proc.stderr!.on("data", (chunk: string) => (this.stderr += chunk));

@@ -1,6 +1,7 @@
 // `bin/pith` as a child process read and written as raw JSON-RPC lines, for what a client built on
 // a library would not send: several requests in one write, before any answer came back.
 import { spawn } from "node:child_process";
+import { LineReader, NO_LINE_LIMIT } from "../../protocol/ndjson-lines.js";
 import "./fresh-dist.js";
 import { BIN, daemonEnv } from "./daemon-client.js";
 import { tempDir } from "./tmp.js";
@@ -33,18 +34,21 @@ export function rawLines(t: Hooks, args: string[]): RawLines {
   const answers = new Map<unknown, RawAnswer>();
   const order: unknown[] = [];
   const waiters = new Set<() => void>();
-  let buf = "";
-  proc.stdout.setEncoding("utf8");
-  proc.stdout.on("data", (c: string) => {
-    buf += c;
-    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-      const m = JSON.parse(buf.slice(0, nl)) as RawAnswer & { method?: string };
-      buf = buf.slice(nl + 1);
-      if (m.method === undefined && "id" in m) {
-        answers.set(m.id, m);
-        order.push(m.id);
-      }
-    }
+  const lines = new LineReader(
+    {
+      line(text) {
+        const m = JSON.parse(text) as RawAnswer & { method?: string };
+        if (m.method === undefined && "id" in m) {
+          answers.set(m.id, m);
+          order.push(m.id);
+        }
+      },
+      oversize: () => {},
+    },
+    NO_LINE_LIMIT,
+  );
+  proc.stdout.on("data", (c: Buffer) => {
+    lines.push(c);
     for (const w of waiters) w();
   });
   const answer = (id: unknown, ms = 10_000): Promise<RawAnswer> =>
