@@ -477,4 +477,4 @@ export type SessionSummary = z.output<typeof SessionSummary>;
 export type TreeNode = z.output<typeof TreeNode>;
 export type HookName = z.output<typeof HookName>;
 
-export { CompactionSettingsShape, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
+export { CompactionSettings, PruneSettings, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
