@@ -80,6 +80,8 @@ export const Usage = openObject({
 
 /** Why one model call stopped. */
 export const StopReason = z.enum(["stop", "length", "toolUse", "error", "aborted"]);
+/** How a model's reply ended on its own; pith sets error and aborted when a call fails or is cancelled. */
+export const ModelStopReason = StopReason.extract(["stop", "length", "toolUse"]);
 
 // -- messages --
 
@@ -227,6 +229,7 @@ export type ImageInput = z.infer<typeof ImageInput>;
 export type Cost = z.infer<typeof Cost>;
 export type Usage = z.infer<typeof Usage>;
 export type StopReason = z.infer<typeof StopReason>;
+export type ModelStopReason = z.infer<typeof ModelStopReason>;
 export type UserMessage = z.infer<typeof UserMessage>;
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 export type ToolResultMessage = z.infer<typeof ToolResultMessage>;

@@ -6,6 +6,7 @@
 // before the trigger, so a session that never reaches it stores nothing extra.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import type { PreparedCompaction } from "../../protocol/methods.js";
 import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "../compaction/index.js";
 import type { SessionFile } from "../session/session-file.js";
 import type { EventFields } from "./session-events.js";
@@ -57,14 +58,6 @@ interface Job {
   reason: UpdateReason;
 }
 
-export interface PreparedStatus {
-  compactionId: string;
-  status: "summarizing" | "ready";
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  requests: number;
-}
-
 /** The latest compaction entry on the active path (its summary opens the context). */
 function previousCompactionId(input: CompactionInput): string | null {
   return input.messages.length > 0 && input.messages[0].role === "compactionSummary" ? (input.entryIds[0] ?? null) : null;
@@ -77,7 +70,7 @@ export class AheadOfTime {
 
   constructor(private readonly logger: Logger) {}
 
-  status(): PreparedStatus | undefined {
+  status(): PreparedCompaction | undefined {
     const j = this.job;
     if (!j) return undefined;
     return { compactionId: j.id, status: j.result ? "ready" : "summarizing", firstKeptEntryId: j.prep.firstKeptEntryId, tokensBefore: j.prep.tokensBefore, requests: j.requests };

@@ -17,7 +17,8 @@ import {
 } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import { AheadOfTime, type CompactionUpdate, type PreparedStatus, type SummarizerChoice } from "./ahead-of-time.js";
+import type { PreparedCompaction } from "../../protocol/methods.js";
+import { AheadOfTime, type CompactionUpdate, type SummarizerChoice } from "./ahead-of-time.js";
 import { runCompaction, type StoredCompaction } from "./compaction-runner.js";
 import { windowAfterOverflow } from "./context-window.js";
 import { ErrorCode } from "./errors.js";
@@ -65,7 +66,7 @@ export class SessionCompaction {
   }
 
   /** The summary written ahead of time, if any. */
-  prepared(): PreparedStatus | undefined {
+  prepared(): PreparedCompaction | undefined {
     return this.ahead.status();
   }
 
