@@ -13,6 +13,7 @@ import {
   Usage,
   UserContentBlock,
 } from "./messages.js";
+import { openObject } from "./open-object.js";
 
 const Seq = z.int().positive();
 
@@ -31,8 +32,9 @@ export const RunError = z.object({
 });
 
 /** A tool's output so far (tool_execution_update) */
-export const ToolOutput = z.looseObject({
+export const ToolOutput = openObject({
   content: z.array(UserContentBlock),
+  /** tool-specific data stored with the result (not sent to the model) */
   details: z.unknown().optional(),
 });
 

@@ -2,6 +2,7 @@
 // in results and events. Stored data may carry fields this version does not know (older or newer
 // writers), so message and content objects are loose: unknown keys are kept, not rejected.
 import { z } from "zod";
+import { openObject } from "./open-object.js";
 
 /** Opaque, non-empty identifier (session, entry, tool call, run). */
 export const Id = z.string().min(1);
@@ -15,20 +16,20 @@ export const SessionId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "a session i
 
 // -- content blocks --
 
-export const TextContent = z.looseObject({
+export const TextContent = openObject({
   type: z.literal("text"),
   text: z.string(),
   textSignature: z.string().optional(),
 });
 
-export const ImageContent = z.looseObject({
+export const ImageContent = openObject({
   type: z.literal("image"),
   /** base64, without a data: prefix */
   data: z.string(),
   mimeType: z.string(),
 });
 
-export const ThinkingContent = z.looseObject({
+export const ThinkingContent = openObject({
   type: z.literal("thinking"),
   thinking: z.string(),
   /** provider signature; must be sent back unchanged */
@@ -36,7 +37,7 @@ export const ThinkingContent = z.looseObject({
   redacted: z.boolean().optional(),
 });
 
-export const ToolCall = z.looseObject({
+export const ToolCall = openObject({
   type: z.literal("toolCall"),
   id: z.string(),
   name: z.string(),
@@ -58,7 +59,7 @@ export const ImageInput = z.strictObject({
 
 // -- usage --
 
-export const Cost = z.looseObject({
+export const Cost = openObject({
   input: z.number(),
   output: z.number(),
   cacheRead: z.number(),
@@ -67,7 +68,7 @@ export const Cost = z.looseObject({
 });
 
 /** Token counts of one model call (or a sum of them); cost in USD. */
-export const Usage = z.looseObject({
+export const Usage = openObject({
   input: z.number(),
   output: z.number(),
   cacheRead: z.number(),
@@ -79,19 +80,21 @@ export const Usage = z.looseObject({
 
 /** Why one model call stopped. */
 export const StopReason = z.enum(["stop", "length", "toolUse", "error", "aborted"]);
+/** How a model's reply ended on its own; pith sets error and aborted when a call fails or is cancelled. */
+export const ModelStopReason = StopReason.extract(["stop", "length", "toolUse"]);
 
 // -- messages --
 
 /** Milliseconds since the epoch. */
 const Millis = z.number();
 
-export const UserMessage = z.looseObject({
+export const UserMessage = openObject({
   role: z.literal("user"),
   content: z.union([z.string(), z.array(UserContentBlock)]),
   timestamp: Millis,
 });
 
-export const AssistantMessage = z.looseObject({
+export const AssistantMessage = openObject({
   role: z.literal("assistant"),
   content: z.array(AssistantContentBlock),
   api: z.string(),
@@ -103,7 +106,7 @@ export const AssistantMessage = z.looseObject({
   timestamp: Millis,
 });
 
-export const ToolResultMessage = z.looseObject({
+export const ToolResultMessage = openObject({
   role: z.literal("toolResult"),
   toolCallId: z.string(),
   toolName: z.string(),
@@ -114,7 +117,7 @@ export const ToolResultMessage = z.looseObject({
 });
 
 /** A shell command the user ran (the `bash` method), not the model. */
-export const BashExecutionMessage = z.looseObject({
+export const BashExecutionMessage = openObject({
   role: z.literal("bashExecution"),
   command: z.string(),
   output: z.string(),
@@ -128,7 +131,7 @@ export const BashExecutionMessage = z.looseObject({
   timestamp: Millis,
 });
 
-export const CustomMessage = z.looseObject({
+export const CustomMessage = openObject({
   role: z.literal("custom"),
   customType: z.string(),
   content: z.union([z.string(), z.array(UserContentBlock)]),
@@ -137,14 +140,14 @@ export const CustomMessage = z.looseObject({
   timestamp: Millis,
 });
 
-export const BranchSummaryMessage = z.looseObject({
+export const BranchSummaryMessage = openObject({
   role: z.literal("branchSummary"),
   summary: z.string(),
   fromId: z.string(),
   timestamp: Millis,
 });
 
-export const CompactionSummaryMessage = z.looseObject({
+export const CompactionSummaryMessage = openObject({
   role: z.literal("compactionSummary"),
   summary: z.string(),
   tokensBefore: z.number(),
@@ -165,7 +168,7 @@ export const AgentMessage = z.discriminatedUnion("role", [
 export const MessageRole = z.enum(["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
 
 /** Line 1 of a session file; `pith --mode json` prints it first. */
-export const SessionHeader = z.looseObject({
+export const SessionHeader = openObject({
   type: z.literal("session"),
   version: z.number().optional(),
   id: z.string(),
@@ -184,7 +187,7 @@ export const CompactionReason = z.enum(["threshold", "overflow", "manual"]);
 export const ErrorClass = z.enum(["overflow", "transient", "auth", "fatal", "aborted"]);
 
 /** File lists carried by compactions and branch summaries. */
-export const FileLists = z.looseObject({
+export const FileLists = openObject({
   readFiles: z.array(z.string()),
   modifiedFiles: z.array(z.string()),
 });
@@ -193,7 +196,7 @@ export const FileLists = z.looseObject({
  * `details` of a compaction. pith's own compactions always fill readFiles, modifiedFiles and
  * userMessages; a summary supplied by a beforeCompact hook carries the hook's details object.
  */
-export const CompactionDetails = z.looseObject({
+export const CompactionDetails = openObject({
   readFiles: z.array(z.string()).optional(),
   modifiedFiles: z.array(z.string()).optional(),
   /** user messages carried verbatim in the summary */
@@ -226,6 +229,7 @@ export type ImageInput = z.infer<typeof ImageInput>;
 export type Cost = z.infer<typeof Cost>;
 export type Usage = z.infer<typeof Usage>;
 export type StopReason = z.infer<typeof StopReason>;
+export type ModelStopReason = z.infer<typeof ModelStopReason>;
 export type UserMessage = z.infer<typeof UserMessage>;
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 export type ToolResultMessage = z.infer<typeof ToolResultMessage>;

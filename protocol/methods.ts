@@ -51,6 +51,18 @@ export const ModelSummary = z.object({
   hasKey: z.boolean().optional(),
 });
 
+/** A summary written ahead of time, not yet applied (getState's preparedCompaction). */
+export const PreparedCompaction = z.object({
+  compactionId: z.string(),
+  status: z.enum(["summarizing", "ready"]),
+  /** where it cuts: the first entry kept verbatim */
+  firstKeptEntryId: Id,
+  /** the context when it was prepared */
+  tokensBefore: z.number(),
+  /** summarizer requests sent for it so far */
+  requests: NonNegInt,
+});
+
 /** getState's result; also `state` in createSession / openSession / forkSession results. */
 export const SessionState = z.object({
   sessionId: Id,
@@ -79,18 +91,7 @@ export const SessionState = z.object({
   /** automatic compaction runs when contextTokens passes this */
   threshold: NonNegInt.optional(),
   /** a summary written ahead of time, not yet applied (nothing of it is stored until then) */
-  preparedCompaction: z
-    .object({
-      compactionId: z.string(),
-      status: z.enum(["summarizing", "ready"]),
-      /** where it cuts: the first entry kept verbatim */
-      firstKeptEntryId: Id,
-      /** the context when it was prepared */
-      tokensBefore: z.number(),
-      /** summarizer requests sent for it so far */
-      requests: NonNegInt,
-    })
-    .optional(),
+  preparedCompaction: PreparedCompaction.optional(),
   /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
   pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
   /**
@@ -502,10 +503,11 @@ export function isMethodName(name: string): name is MethodName {
 export type ClientCapabilities = z.output<typeof ClientCapabilities>;
 export type ServerCapabilities = z.output<typeof ServerCapabilities>;
 export type ModelSummary = z.output<typeof ModelSummary>;
+export type PreparedCompaction = z.output<typeof PreparedCompaction>;
 export type SessionState = z.output<typeof SessionState>;
 export type SessionOpened = z.output<typeof SessionOpened>;
 export type SessionSummary = z.output<typeof SessionSummary>;
 export type TreeNode = z.output<typeof TreeNode>;
 export type HookName = z.output<typeof HookName>;
 
-export { CompactionSettingsShape, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
+export { CompactionSettings, PruneSettings, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";

@@ -4,6 +4,14 @@
 import { z } from "zod";
 import { AgentMessage, CompactionReason, FileLists, Id } from "./messages.js";
 
+/**
+ * A client's answer to requestPermission. deny: the call gets an error result and the run goes on;
+ * allowAlways: allow this tool for the rest of the live session without asking again; cancel: the
+ * user cancelled the turn at this question, so the run stops as an abort does (the call does not
+ * run, the model is not called again)
+ */
+export const PermissionOutcome = z.enum(["allow", "allowAlways", "deny", "cancel"]);
+
 const requestPermission = {
   params: z.object({
     sessionId: Id,
@@ -13,11 +21,7 @@ const requestPermission = {
     toolName: z.string(),
     args: z.record(z.string(), z.unknown()),
   }),
-  /**
-   * allowAlways: allow this tool for the rest of the live session without asking again; cancel:
-   * the user cancelled the turn at this question, so the run stops as an abort does
-   */
-  result: z.object({ outcome: z.enum(["allow", "allowAlways", "deny", "cancel"]) }),
+  result: z.object({ outcome: PermissionOutcome }),
 };
 
 /** What a compaction is about to summarize, for a hook that writes the summary itself. */
@@ -43,16 +47,19 @@ export const CompactionPreparation = z.object({
   instructions: z.string().optional(),
 });
 
+/** A client's beforeCompact hook's answer: let pith summarize, cancel, or store the client's summary. */
+export const BeforeCompactDecision = z.discriminatedUnion("action", [
+  /** let pith summarize */
+  z.object({ action: z.literal("default") }),
+  /** do not compact (a manual compact fails with -32016) */
+  z.object({ action: z.literal("cancel") }),
+  /** store this summary instead (as given, fromHook: true) */
+  z.object({ action: z.literal("replace"), summary: z.string().min(1), details: z.record(z.string(), z.unknown()).optional() }),
+]);
+
 const beforeCompact = {
   params: z.object({ sessionId: Id, reason: CompactionReason, preparation: CompactionPreparation }),
-  result: z.discriminatedUnion("action", [
-    /** let pith summarize */
-    z.object({ action: z.literal("default") }),
-    /** do not compact (a manual compact fails with -32016) */
-    z.object({ action: z.literal("cancel") }),
-    /** store this summary instead (as given, fromHook: true) */
-    z.object({ action: z.literal("replace"), summary: z.string().min(1), details: z.record(z.string(), z.unknown()).optional() }),
-  ]),
+  result: BeforeCompactDecision,
 };
 
 export const serverRequests = { requestPermission, beforeCompact } as const;
@@ -66,3 +73,5 @@ export type ServerRequestResult<R extends ServerRequestName> = z.input<ServerReq
 export const SERVER_REQUEST_NAMES = Object.keys(serverRequests) as ServerRequestName[];
 
 export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
+export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
+export type BeforeCompactDecision = z.infer<typeof BeforeCompactDecision>;

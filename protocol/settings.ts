@@ -37,19 +37,44 @@ export const SettingsWarning = z.object({
   message: z.string(),
 });
 
-/** Every compaction setting (src/compaction/settings.ts checks its type against this one). */
-export const CompactionSettingsShape = z.object({
+/** Pruning of old tool outputs, the cheap first stage before a full compaction. */
+export const PruneSettings = z.object({
+  /** replace old tool outputs with a placeholder in the model's view (never in the file) */
   enabled: z.boolean(),
+  /** the newest tool output kept whole, in tokens */
+  keepToolTokens: NonNegInt,
+  /** prune only when at least this many tokens would be freed */
+  minPruneTokens: NonNegInt,
+});
+
+/**
+ * Every compaction setting, filled in (the compaction code's settings, src/compaction/settings.ts);
+ * the settings file's `compaction` is the same with every key optional, prune's too. The first
+ * three are Pi's.
+ */
+export const CompactionSettings = z.object({
+  /** automatic compaction on (manual compaction works either way) */
+  enabled: z.boolean(),
+  /** room left for the model's reply: compact when context > window - reserveTokens */
   reserveTokens: z.int().positive(),
+  /** recent context kept verbatim, in tokens */
   keepRecentTokens: z.int().positive(),
-  model: z.string().min(1),
+  /** model that writes summaries (default: the session's) */
+  model: z.string().min(1).optional(),
+  /** an automatic compaction that would free less than this fraction of the context is skipped */
   minSavingsFraction: z.number().min(0).max(1),
+  /** user messages carried verbatim from the summarized span, as a fraction of keepRecentTokens */
   userMessagesFraction: z.number().min(0).max(1),
+  /** tool results, thinking and extension messages are cut to this many characters for the summarizer */
   maxBlockChars: z.int().positive(),
+  /** a summarizer request taking longer than this fails (and the fallback summary is used) */
   summaryTimeoutMs: z.int().positive(),
-  /** write the summary in the background past this fraction of the threshold (0: off) */
+  /**
+   * ahead-of-time compaction: once the context passes this fraction of the trigger threshold,
+   * the summary is written in the background so the trigger finds it ready (0: off)
+   */
   prepareAt: z.number().min(0).lt(1),
-  prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
+  prune: PruneSettings,
 });
 
 /** Settings (the user's settings.json), as getSettings / updateSettings return them. */
@@ -58,7 +83,7 @@ export const Settings = z.object({
   thinkingLevel: ThinkingLevel.optional(),
   systemPrompt: z.string().optional(),
   appendSystemPrompt: z.string().optional(),
-  compaction: CompactionSettingsShape.partial().optional(),
+  compaction: CompactionSettings.extend({ prune: PruneSettings.partial() }).partial().optional(),
   models: z
     .array(
       z.object({
@@ -150,4 +175,5 @@ export type Settings = z.output<typeof Settings>;
 export type SettingsWarning = z.output<typeof SettingsWarning>;
 export type SandboxMode = z.output<typeof SandboxMode>;
 export type SettingsPatch = SettingsPatchShape;
-export type CompactionSettingsShape = z.output<typeof CompactionSettingsShape>;
+export type CompactionSettings = z.output<typeof CompactionSettings>;
+export type PruneSettings = z.output<typeof PruneSettings>;

@@ -6,13 +6,13 @@
 // (transcript-state.ts): a new view when an event changed something, unchanged parts shared.
 // What a UI does *because* of an event (refetch the tree after a stored message, ...) is the
 // UI's business. Imports only types from protocol/ (no zod in a browser bundle).
-import type { AgentMessage, EventLine, ResultOf } from "../../protocol/index.js";
+import type { AgentMessage, EventLine, PreparedCompaction, ResultOf } from "../../protocol/index.js";
 import { addNotice, reduceTranscript, transcriptFrom, type TranscriptState } from "./transcript-state.js";
 
 export type SessionState = ResultOf<"getState">;
 
-/** A summary written ahead of time (before the compaction that uses it): being written, or ready. */
-export type PreparedStatus = "summarizing" | "ready" | null;
+/** A summary written ahead of time (before the compaction that uses it): being written, or ready; null: none. */
+export type PreparedStatus = PreparedCompaction["status"] | null;
 
 export interface ContextSize {
   /** as the model sees it */

@@ -1,31 +1,21 @@
 // Runs a prepared compaction: asks the summarizer (bounded, chunked), falls back to an
 // extractive summary if it fails, and assembles the result the caller stores as an entry.
+import type { CompactionDetails as StoredDetails, CompactionResult as StoredCompaction } from "../../protocol/messages.js";
 import { estimateMessageTokens, estimateTextTokens } from "./estimate.js";
 import { extractiveSummary } from "./fallback.js";
-import type { FileLists } from "./file-ops.js";
 import { assembleSummary, type CompactionPreparation } from "./prepare.js";
 import { serializeMessages } from "./serialize.js";
 import type { CompactionSettings } from "./settings.js";
 import { CompactionAbortedError, summarizeBlocks, type SummarizerLimits, type SummarizerPort, type SummaryProgress } from "./summarizer.js";
 
-export type CompactionDetails = FileLists & {
-  /** user messages carried verbatim in the summary */
-  userMessages: string[];
-  /** true when the summarizer failed and the extractive summary was used */
-  fallback?: boolean;
-};
+/** The stored details, as pith's own compactions fill them: the file lists and user messages always. */
+export type CompactionDetails = Required<Pick<StoredDetails, "readFiles" | "modifiedFiles" | "userMessages">> & Pick<StoredDetails, "fallback">;
 
-export interface CompactionResult {
-  summary: string;
-  firstKeptEntryId: string;
-  tokensBefore: number;
-  /** estimated context after the compaction: the summary plus the kept messages */
-  tokensAfter: number;
+/** What a compaction produced: the entry the caller stores (protocol/messages.ts) and how it went. */
+export type CompactionResult = Omit<StoredCompaction, "details" | "fromHook"> & {
   details: CompactionDetails;
-  /** set when the extractive summary was used, with why */
-  fallback?: { reason: string };
   stats: { requests: number; overflowRetries: number; requestTokens: number[]; serializedChars: number };
-}
+};
 
 export interface CompactOptions {
   port: SummarizerPort;

@@ -1,5 +1,6 @@
 // Which files a span of work read and changed, from the tool calls in it, carried from one
 // summary to the next. pith appends the lists to summaries itself: models are bad at it.
+import type { FileLists } from "../../protocol/messages.js";
 import type { AgentMessage } from "../messages/types.js";
 
 export interface FileOps {
@@ -8,10 +9,8 @@ export interface FileOps {
   edited: Set<string>;
 }
 
-export type FileLists = {
-  readFiles: string[];
-  modifiedFiles: string[];
-};
+/** The lists a summary ends with, as compaction and branch summary entries store them. */
+export type { FileLists };
 
 export function emptyFileOps(): FileOps {
   return { read: new Set(), written: new Set(), edited: new Set() };

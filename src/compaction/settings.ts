@@ -1,40 +1,9 @@
 // Compaction settings. The first three are Pi's, with Pi's defaults.
-import type { CompactionSettingsShape } from "../../protocol/settings.js";
-import type { Assert, SameShape } from "../../protocol/type-checks.js";
+// What each setting means is documented with its schema, protocol/settings.ts: the settings file's
+// `compaction` keys are the same, every one optional there.
+import type { CompactionSettings, PruneSettings } from "../../protocol/settings.js";
 
-export interface PruneSettings {
-  /** replace old tool outputs with a placeholder in the model's view (never in the file) */
-  enabled: boolean;
-  /** the newest tool output kept whole, in tokens */
-  keepToolTokens: number;
-  /** prune only when at least this many tokens would be freed */
-  minPruneTokens: number;
-}
-
-export interface CompactionSettings {
-  /** automatic compaction on (manual compaction works either way) */
-  enabled: boolean;
-  /** room left for the model's reply: compact when context > window - reserveTokens */
-  reserveTokens: number;
-  /** recent context kept verbatim, in tokens */
-  keepRecentTokens: number;
-  /** model that writes summaries (default: the session's) */
-  model?: string;
-  /** an automatic compaction that would free less than this fraction of the context is skipped */
-  minSavingsFraction: number;
-  /** user messages carried verbatim from the summarized span, as a fraction of keepRecentTokens */
-  userMessagesFraction: number;
-  /** tool results, thinking and extension messages are cut to this many characters for the summarizer */
-  maxBlockChars: number;
-  /** a summarizer request taking longer than this fails (and the fallback summary is used) */
-  summaryTimeoutMs: number;
-  /**
-   * ahead-of-time compaction: once the context passes this fraction of the trigger threshold,
-   * the summary is written in the background so the trigger finds it ready (0: off)
-   */
-  prepareAt: number;
-  prune: PruneSettings;
-}
+export type { CompactionSettings, PruneSettings };
 
 export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   enabled: true,
@@ -94,8 +63,3 @@ export function fitToWindow(settings: CompactionSettings, contextWindow: number,
   const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.max(256, Math.floor(below * 0.4)));
   return { ...settings, reserveTokens, keepRecentTokens };
 }
-
-// The settings file's compaction keys are the protocol's (protocol/settings.ts), all optional
-// there; filled in, they must be exactly these.
-type WireCompaction = Omit<CompactionSettingsShape, "model" | "prune"> & { model?: string; prune: Required<CompactionSettingsShape["prune"]> };
-export type WireSettingsCheck = Assert<SameShape<CompactionSettings, WireCompaction>>;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
-import type { ResultOf } from "../../protocol/index.js";
+import type { PreparedCompaction } from "../../protocol/methods.js";
 import type { SummarizerChoice } from "./context-budget.js";
 import type { EventFields } from "./session-events.js";
 
@@ -14,8 +14,6 @@ import type { EventFields } from "./session-events.js";
 export type CompactionUpdate = EventFields<"compaction_update">;
 export type UpdateReason = CompactionUpdate["reason"];
 
-/** getState.preparedCompaction */
-export type PreparedStatus = NonNullable<ResultOf<"getState">["preparedCompaction"]>;
 
 /** Turns a summary's progress into compaction_update events. */
 export function progressEmitter(emit: (u: CompactionUpdate) => void, compactionId: string, reason: () => UpdateReason): (p: SummaryProgress) => void {
@@ -80,7 +78,7 @@ export class AheadOfTime {
     return this.job;
   }
 
-  status(): PreparedStatus | undefined {
+  status(): PreparedCompaction | undefined {
     const j = this.job;
     if (!j) return undefined;
     return { compactionId: j.id, status: j.written ? "ready" : "summarizing", firstKeptEntryId: j.prep.firstKeptEntryId, tokensBefore: j.prep.tokensBefore, requests: j.requests };

@@ -5,18 +5,15 @@
 // each other. The request shapes are the wire's (protocol/server-requests.ts), so a front
 // forwards them without reshaping.
 import type { ServerRequestParams } from "../../protocol/index.js";
+import type { BeforeCompactDecision, PermissionOutcome } from "../../protocol/server-requests.js";
 import type { EditorPorts } from "../tools/editor-ports.js";
 import type { SessionEvent } from "./event-buffer.js";
 
 /** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
 export type { PermissionMode } from "../../protocol/messages.js";
 
-/**
- * deny: the call gets an error result and the run goes on; cancel: the user cancelled the turn at
- * the question, so the run stops as an abort does (the call does not run, the model is not called
- * again).
- */
-export type PermissionOutcome = "allow" | "allowAlways" | "deny" | "cancel";
+/** allow, allowAlways, deny (an error result, the run goes on) or cancel (the run stops as an abort does). */
+export type { PermissionOutcome } from "../../protocol/server-requests.js";
 
 /** The tool call a client is asked about: {sessionId, runId?, toolCallId, toolName, args}. */
 export type PermissionRequest = ServerRequestParams<"requestPermission">;
@@ -28,7 +25,7 @@ export type PermissionAsker = (request: PermissionRequest) => Promise<Permission
 export type BeforeCompactRequest = ServerRequestParams<"beforeCompact">;
 
 /** The hook's answer: let pith summarize, cancel, or store the client's summary. */
-export type BeforeCompactDecision = { action: "default" } | { action: "cancel" } | { action: "replace"; summary: string; details?: Record<string, unknown> };
+export type { BeforeCompactDecision } from "../../protocol/server-requests.js";
 
 /** A client's beforeCompact hook, when one declared it; "default" when none did. */
 export type BeforeCompactHook = (request: BeforeCompactRequest) => Promise<BeforeCompactDecision>;

@@ -21,7 +21,8 @@ import {
 } from "../compaction/index.js";
 import type { ModelInfo } from "../llm/types.js";
 import type { ResultOf } from "../../protocol/index.js";
-import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedStatus, type PreparedSummary } from "./ahead-of-time.js";
+import type { PreparedCompaction } from "../../protocol/methods.js";
+import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
 import { ErrorCode, HostError } from "./errors.js";
 import type { BeforeCompactRequest } from "./ports.js";
@@ -73,7 +74,7 @@ export class SessionCompaction {
   get isCompacting(): boolean { return this.active !== null; }
   get autoEnabled(): boolean { return this.auto; }
   /** The summary written ahead of time, if any. */
-  prepared(): PreparedStatus | undefined { return this.ahead.status(); }
+  prepared(): PreparedCompaction | undefined { return this.ahead.status(); }
   // the budget's, for the session
   windowOf(model?: ModelInfo): number { return this.budget.windowOf(model); }
   get threshold(): number { return this.budget.threshold; }

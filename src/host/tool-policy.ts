@@ -4,6 +4,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import type { SandboxMode } from "../../protocol/settings.js";
 import type { Settings } from "./settings.js";
 import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
@@ -15,7 +16,8 @@ import type { ToolContext } from "../tools/types.js";
 // the session's own temp dir is part of its tool context; LiveSession removes it when it closes
 export { removeSessionTempDir } from "./session-temp.js";
 
-export type SandboxSetting = "workspace-write" | "readonly" | "off";
+/** How the model's bash commands are confined, as the settings say (see docs/security.md). */
+export type SandboxSetting = SandboxMode;
 
 /** The tool context fields a session fixes (cwd, signal and callbacks come per call). */
 export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox" | "tempDir" | "editor">;

@@ -2,6 +2,7 @@
 // server that speaks the same API (ANTHROPIC_BASE_URL). No SDK retries: retrying is the
 // session host's decision, made from the error class.
 import Anthropic from "@anthropic-ai/sdk";
+import type { ModelStopReason } from "../../protocol/messages.js";
 import type { Logger } from "pino";
 import { addCacheBreakpoints, toApiMessages } from "./convert.js";
 import { classifyError, isOverflowStopReason } from "./errors.js";
@@ -32,7 +33,7 @@ function thinkingParams(model: ModelInfo, level: ThinkingLevel | undefined, maxT
   return budget >= 1024 ? { thinking: { type: "enabled", budget_tokens: budget } } : {};
 }
 
-function stopReasonOf(reason: string | null | undefined): "stop" | "length" | "toolUse" {
+function stopReasonOf(reason: string | null | undefined): ModelStopReason {
   if (reason === "tool_use") return "toolUse";
   if (reason === "max_tokens") return "length";
   return "stop";

@@ -2,6 +2,7 @@
 // streamed in chunks like a real model. Deterministic: the same script gives the same session.
 // Used when no API key is configured, for demos, frontend work and tests.
 import { z } from "zod";
+import { ErrorClass, ModelStopReason } from "../../protocol/messages.js";
 import { PartialMessage } from "./partial.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 import { makeUsage } from "./usage.js";
@@ -12,11 +13,11 @@ const turnSchema = z.object({
   toolCalls: z.array(z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()), id: z.string().optional() })).optional(),
   /** usage to report; without it the turn reports none (contexts are then estimated) */
   usage: z.object({ input: z.number(), output: z.number(), cacheRead: z.number().optional(), cacheWrite: z.number().optional() }).optional(),
-  stopReason: z.enum(["stop", "length", "toolUse"]).optional(),
+  stopReason: ModelStopReason.optional(),
   /** fail this call instead of answering */
   error: z
     .object({
-      errorClass: z.enum(["overflow", "transient", "auth", "fatal"]),
+      errorClass: ErrorClass.exclude(["aborted"]),
       message: z.string(),
       status: z.number().optional(),
       retryAfterMs: z.number().optional(),

@@ -1,18 +1,11 @@
 // Session file entries (Pi's v3 format). Line 1 is the header; every later line is an entry.
+import type { SessionHeader as WireSessionHeader } from "../../protocol/messages.js";
 import type { ImageContent, StoredMessage, TextContent, ThinkingContent, ToolCall } from "../messages/types.js";
 
 export const CURRENT_SESSION_VERSION = 3;
 
-export interface SessionHeader {
-  type: "session";
-  version?: number;
-  id: string;
-  timestamp: string;
-  cwd: string;
-  parentSession?: string;
-  /** fields older files carry (v1 headers name a provider / model); kept as they are */
-  [extra: string]: unknown;
-}
+/** The wire's header (protocol/messages.ts), and the fields older files carry (v1 headers name a provider / model), kept as they are. */
+export type SessionHeader = WireSessionHeader & { [extra: string]: unknown };
 
 export interface EntryBase {
   type: string;

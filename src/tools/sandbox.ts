@@ -17,8 +17,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
-
-export type SandboxMode = "workspace-write" | "readonly";
+import type { SandboxMode } from "../../protocol/settings.js";
 
 /**
  * off       no network at all (not even 127.0.0.1): the default;
@@ -40,7 +39,8 @@ export interface SandboxLimits {
 export const DEFAULT_LIMITS = { processes: 512, memoryMB: 4096, outputMB: 100, tmpMB: 512 } as const;
 
 export interface SandboxPolicy {
-  mode: SandboxMode;
+  /** the settings' mode; "off" has no policy (commands run unconfined) */
+  mode: Exclude<SandboxMode, "off">;
   network: SandboxNetwork;
   /** more writable directories (absolute) */
   writableRoots: readonly string[];

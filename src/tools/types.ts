@@ -2,7 +2,7 @@
 // execute function. Tools throw ToolError (or anything) for failures; the agent turns every
 // throw into an error result for the model, so a failing tool never ends a run.
 import type { z } from "zod";
-import type { ImageContent, TextContent } from "../messages/types.js";
+import type { ToolOutput } from "../../protocol/events.js";
 import type { EditorPorts } from "./editor-ports.js";
 import type { SandboxPolicy } from "./sandbox.js";
 
@@ -34,11 +34,8 @@ export interface ToolContext {
   editor?: EditorPorts;
 }
 
-export type ToolOutput = {
-  content: (TextContent | ImageContent)[];
-  /** tool-specific data stored with the result (not sent to the model) */
-  details?: unknown;
-};
+/** What a tool returns (and streams while it runs): the wire's tool_execution_update partial. */
+export type { ToolOutput };
 
 export interface Tool<P = unknown> {
   name: string;
