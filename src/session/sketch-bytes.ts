@@ -4,7 +4,7 @@
 // branch summaries, custom entries) are read here: only the start of the texts the preview shows
 // is decoded, everything else is skipped. Anything else, or anything unusual, gives undefined and
 // the caller parses the line: the result must always be what previewOf gives for the parsed entry.
-import { Cursor } from "./json-scan.js";
+import { Cursor, type Span } from "./json-cursor.js";
 import { clip, clipInfo, type EntrySketch } from "./tree.js";
 
 /**
@@ -25,9 +25,6 @@ const KEYS = {
   summary: Buffer.from("summary"),
   customType: Buffer.from("customType"),
 };
-
-/** A string value's contents in the line, decoded only when the preview is made. */
-type Span = { start: number; end: number };
 
 /** What the preview of a message needs from it. */
 interface MessageParts {
