@@ -174,12 +174,6 @@ export class Cursor {
     }
   }
 
-  /** stringSpan, decoded (see decode). */
-  stringPrefix(maxBytes: number): { text: string; whole: boolean } | null {
-    const span = this.stringSpan();
-    return span && this.decode(span, maxBytes);
-  }
-
   is(span: Span, key: Buffer): boolean {
     if (span.end - span.start !== key.length) return false;
     // keys are short: compared by hand (Buffer.compare's call was a tenth of a tiny entry's sketch)
