@@ -5,7 +5,7 @@
 // cannot read for sure gives null / false and the caller parses the line with JSON.parse.
 
 export const QUOTE = 0x22;
-export const BACKSLASH = 0x5c;
+const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
 export const OPEN_BRACE = 0x7b;
@@ -42,7 +42,7 @@ export function readString(buf: Buffer, start: number, end: number): string {
 }
 
 /** Whether `lit` sits at `pos` (compared by hand: a native compare costs more to call than to run on a few bytes). */
-export function bytesEqual(buf: Buffer, pos: number, end: number, lit: Buffer): boolean {
+function bytesEqual(buf: Buffer, pos: number, end: number, lit: Buffer): boolean {
   if (pos + lit.length > end) return false;
   for (let i = 0; i < lit.length; i++) if (buf[pos + i] !== lit[i]) return false;
   return true;
