@@ -56,6 +56,12 @@ export class EntryReader {
       this.warnings.push({ kind: "unreadable-entry", line: rec.lineNo, message: `entry ${rec.id} (line ${rec.lineNo}) is damaged; left out of the context` });
       entry = { type: UNREADABLE, id: rec.id, parentId: rec.parentId, timestamp: rec.timestamp } as unknown as SessionEntry;
     }
+    return this.adopt(rec, entry, cache);
+  }
+
+  /** A parsed entry as the record's (kept on it when `cache`). */
+  private adopt(rec: EntryRecord, entry: SessionEntry, cache: boolean): SessionEntry {
+    if (rec.entry) return rec.entry;
     // the tree's parent may differ from the stored one (dangling parents are re-attached)
     if (entry.parentId !== rec.parentId) entry = { ...entry, parentId: rec.parentId };
     if (cache) rec.entry = entry;
@@ -73,9 +79,23 @@ export class EntryReader {
     return (r.sketch ??= sketchOf(this.parse(r, false)));
   }
 
-  /** The entries of `records` (in file order), read in runs (see lineRuns). */
+  /** The entries of `records` (in file order), read in runs (see lineRuns), each run parsed with one JSON.parse where it can be. */
   *parsedRuns(records: readonly EntryRecord[], keep: boolean): Generator<[EntryRecord, SessionEntry]> {
-    for (const l of this.lineRuns(records)) yield [l.rec, l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), keep) : this.parse(l.rec, keep)];
+    const run: Line[] = [];
+    const flush = function* (this: EntryReader): Generator<[EntryRecord, SessionEntry]> {
+      const values = parseRun(run);
+      for (let k = 0; k < run.length; k++) {
+        const l = run[k];
+        yield [l.rec, values ? this.adopt(l.rec, values[k] as SessionEntry, keep) : this.parseText(l.rec, l.buf!.toString("utf8", l.start, l.end), keep)];
+      }
+      run.length = 0;
+    };
+    for (const l of this.lineRuns(records)) {
+      if (run.length > 0 && l.buf !== run[0].buf) yield* flush.call(this);
+      if (l.buf) run.push(l);
+      else yield [l.rec, this.parse(l.rec, keep)];
+    }
+    if (run.length > 0) yield* flush.call(this);
   }
 
   /** parsedRuns in slices of SLICE_MS, the event loop given back in between. */
@@ -96,7 +116,7 @@ export class EntryReader {
    * pread per entry was most of the first tree's time). An entry already parsed, or that lives in
    * memory only, comes without bytes.
    */
-  private *lineRuns(records: readonly EntryRecord[]): Generator<{ rec: EntryRecord; buf?: Buffer; start: number; end: number }> {
+  private *lineRuns(records: readonly EntryRecord[]): Generator<Line> {
     let i = 0;
     while (i < records.length) {
       const first = records[i];
@@ -124,6 +144,51 @@ export class EntryReader {
       i = j;
     }
   }
+}
+
+/** A record's line in a run's buffer (`start`..`end`, its newline included); no buffer: the record has its entry or no bytes. */
+interface Line {
+  rec: EntryRecord;
+  buf?: Buffer;
+  start: number;
+  end: number;
+}
+
+/**
+ * A run of lines (one buffer, file order) parsed with one JSON.parse, as the elements of an array:
+ * the run's bytes are decoded once instead of line by line, and the garbage of a string per line
+ * (most of the scavenges of opening a long session never compacted) is gone. Each line's newline
+ * becomes a comma and the bytes between the lines (lines not asked for) spaces, in the run's own
+ * buffer: the lines' contents are untouched. undefined when that does not give exactly one object
+ * per line, each with its record's id (a damaged line): then each line is parsed by itself.
+ */
+function parseRun(run: readonly Line[]): unknown[] | undefined {
+  if (run.length < 2) return undefined;
+  const buf = run[0].buf!;
+  const from = run[0].start;
+  const last = run[run.length - 1];
+  // the bracket before the first line and after the last one: the run's buffer has no room for them
+  let prev = from;
+  for (const l of run) {
+    if (l.end <= l.start || buf[l.end - 1] !== 0x0a) return undefined;
+    buf.fill(0x20, prev, l.start);
+    buf[l.end - 1] = 0x2c;
+    prev = l.end;
+  }
+  let values: unknown;
+  try {
+    values = JSON.parse(`[${buf.toString("utf8", from, last.end - 1)}]`);
+  } catch {
+    values = undefined;
+  }
+  for (const l of run) buf[l.end - 1] = 0x0a;
+  if (!Array.isArray(values) || values.length !== run.length) return undefined;
+  for (let k = 0; k < run.length; k++) {
+    // each element is its line's entry: the id the scan read from that line
+    const v = values[k] as { id?: unknown } | null;
+    if (typeof v !== "object" || v === null || Array.isArray(v) || v.id !== run[k].rec.id) return undefined;
+  }
+  return values;
 }
 
 /** The end of a line's content in `buf`: before its "\n" (and a "\r" before that). */

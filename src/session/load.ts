@@ -2,8 +2,7 @@
 // for most lines; full entries are parsed on demand (see SessionFile.entry).
 import { fstatSync, readSync } from "node:fs";
 import { SessionError, type SessionWarning } from "./errors.js";
-import { readFieldsAnyOrder } from "./json-scan.js";
-import { readLightFields, readString } from "./light-fields.js";
+import { readEntryFields } from "./light-fields.js";
 import { forEachLine, forEachLineAsync, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";
 import { TORN_MARKER_TYPE, type CustomEntry, type SessionEntry, type SessionHeader } from "./types.js";
@@ -213,7 +212,7 @@ function sessionScanner(fd: number, file: string, fullParse: boolean): { onLine:
 
     // a last line without its newline may be cut anywhere, even right after a "}": parse it in full
     // Pi's key order is read from the line's start; any other order by walking its keys
-    const light = line.terminated && !fullParse ? ((readLightFields(line.buf, line.start, line.end) ?? readFieldsAnyOrder(line.buf, line.start, line.end, readString)) as EntryRecord | null) : null;
+    const light = line.terminated && !fullParse ? (readEntryFields(line.buf, line.start, line.end) as EntryRecord | null) : null;
     // a torn marker is read in full: it names the line to drop
     if (light && light.customType !== TORN_MARKER_TYPE) {
       light.lineNo = line.lineNo;

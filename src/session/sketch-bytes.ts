@@ -4,7 +4,8 @@
 // branch summaries, custom entries) are read here: only the start of the texts the preview shows
 // is decoded, everything else is skipped. Anything else, or anything unusual, gives undefined and
 // the caller parses the line: the result must always be what previewOf gives for the parsed entry.
-import { Cursor } from "./json-scan.js";
+import { clipBytes } from "./clip-bytes.js";
+import { Cursor, intern, readString, type Span } from "./json-cursor.js";
 import { clip, clipInfo, type EntrySketch } from "./tree.js";
 
 /**
@@ -26,9 +27,6 @@ const KEYS = {
   customType: Buffer.from("customType"),
 };
 
-/** A string value's contents in the line, decoded only when the preview is made. */
-type Span = { start: number; end: number };
-
 /** What the preview of a message needs from it. */
 interface MessageParts {
   role?: string;
@@ -39,6 +37,15 @@ interface MessageParts {
   toolNames?: string[];
   command?: Span;
   stopReason?: string;
+}
+
+// the words a line repeats (block types, stop reasons) as one string each
+for (const w of ["text", "toolCall", "thinking", "image", "stop", "toolUse", "length", "aborted", "error"]) intern(w);
+
+/** A string without escapes (a type, a role, a name), interned where it is a known word; undefined for anything else. */
+function word(c: Cursor): string | undefined {
+  const s = c.plainString();
+  return s ? readString(c.buf, s.start, s.end) : undefined;
 }
 
 /** Keys already read in the object being walked, as bits. */
@@ -70,9 +77,9 @@ function readBlock(c: Cursor, parts: MessageParts): boolean {
   const ok = c.object((k) => {
     if (c.is(k, KEYS.type)) {
       if (!seen.once(B_TYPE)) return false;
-      const s = c.stringPrefix(256);
-      if (!s || !s.whole) return false;
-      type = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      type = s;
       return true;
     }
     if (c.is(k, KEYS.text)) {
@@ -85,9 +92,9 @@ function readBlock(c: Cursor, parts: MessageParts): boolean {
     }
     if (c.is(k, KEYS.name)) {
       if (!seen.once(B_NAME)) return false;
-      const s = c.stringPrefix(1024);
-      if (!s || !s.whole) return false;
-      name = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      name = s;
       return true;
     }
     return c.skipValue();
@@ -136,9 +143,9 @@ function readMessage(c: Cursor): MessageParts | undefined {
   const ok = c.object((k) => {
     if (c.is(k, KEYS.role)) {
       if (!seen.once(B_ROLE)) return false;
-      const s = c.stringPrefix(256);
-      if (!s || !s.whole) return false;
-      parts.role = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      parts.role = s;
       return true;
     }
     if (c.is(k, KEYS.content)) return seen.once(B_CONTENT) && readContent(c, parts);
@@ -151,9 +158,9 @@ function readMessage(c: Cursor): MessageParts | undefined {
     }
     if (c.is(k, KEYS.stopReason)) {
       if (!seen.once(B_STOP)) return false;
-      const s = c.stringPrefix(256);
-      if (!s || !s.whole) return false;
-      parts.stopReason = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      parts.stopReason = s;
       return true;
     }
     return c.skipValue();
@@ -166,6 +173,8 @@ function readMessage(c: Cursor): MessageParts | undefined {
  * for sure what the preview of the whole texts is (or an escape does not decode).
  */
 function clipTexts(c: Cursor, spans: readonly Span[]): string | undefined {
+  const fromBytes = clipBytes(c.buf, spans);
+  if (fromBytes !== undefined) return fromBytes;
   for (const maxBytes of PREFIX_TRIES) {
     const texts: string[] = [];
     let cut = false;
@@ -217,9 +226,9 @@ export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySk
   const ok = c.object((k) => {
     if (c.is(k, KEYS.type)) {
       if (!seen.once(B_TYPE)) return false;
-      const s = c.stringPrefix(256);
-      if (!s || !s.whole) return false;
-      type = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      type = s;
       return true;
     }
     if (c.is(k, KEYS.message)) {
@@ -236,9 +245,9 @@ export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySk
     }
     if (c.is(k, KEYS.customType)) {
       if (!seen.once(B_CUSTOM)) return false;
-      const s = c.stringPrefix(1024);
-      if (!s || !s.whole) return false;
-      customType = s.text;
+      const s = word(c);
+      if (s === undefined) return false;
+      customType = s;
       return true;
     }
     return c.skipValue();

@@ -22,7 +22,7 @@ export interface TreeView {
   entries: TreeNode[];
 }
 
-const PREVIEW_CHARS = 120;
+export const PREVIEW_CHARS = 120;
 
 /** JavaScript's \s, by char code (a regular expression per character cost as much as the parse). */
 function isSpace(c: number): boolean {

@@ -1,31 +1,51 @@
-// Reading an entry's light fields from a line whose keys are in any order (another writer's, or
-// Pi's own custom entries, which put customType before id), without parsing it: the top-level
-// keys are walked and every other value skipped, strings with a native search for the next quote.
-// Like JSON.parse, the last of duplicate keys wins. Anything it cannot read for sure (an escape
-// in a key or a wanted value, a structure it does not expect) gives null: the caller parses the
-// line in full.
-import type { LightFields } from "./light-fields.js";
+// The one byte-level JSON reader of the light open path: a cursor over a line's bytes with the
+// moves a reader that does not build values needs (walk an object's keys, skip a value, find a
+// string's end, match a literal, decode the start of a string). The entry's light fields
+// (entry-fields.ts) and the tree's previews (sketch-bytes.ts) are both read with it. Whatever it
+// cannot read for sure gives null / false and the caller parses the line with JSON.parse.
 
-const QUOTE = 0x22;
+export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-const K_TYPE = Buffer.from("type");
-const K_ID = Buffer.from("id");
-const K_PARENT = Buffer.from("parentId");
-const K_TIMESTAMP = Buffer.from("timestamp");
-const K_MESSAGE = Buffer.from("message");
-const K_ROLE = Buffer.from("role");
-const K_CUSTOM_TYPE = Buffer.from("customType");
-const NULL = Buffer.from("null");
-
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
+/** A string's contents in the line (escapes undecoded). */
+export type Span = { start: number; end: number };
+
+/**
+ * The strings a session repeats on every line (entry types, roles, custom types), interned: one
+ * string per value rather than one per line (600,000 copies of "message" in a session of tiny
+ * entries), and found from the bytes without decoding them first.
+ */
+const INTERNED_BY_LENGTH: { bytes: Buffer; text: string }[][] = [];
+
+export function intern(text: string): void {
+  const bytes = Buffer.from(text);
+  (INTERNED_BY_LENGTH[bytes.length] ??= []).push({ bytes, text });
+}
+
+/** The bytes as a string (UTF-8), the interned copy when there is one. */
+export function readString(buf: Buffer, start: number, end: number): string {
+  const candidates = INTERNED_BY_LENGTH[end - start];
+  if (candidates !== undefined) {
+    for (const c of candidates) if (bytesEqual(buf, start, end, c.bytes)) return c.text;
+  }
+  return buf.toString("utf8", start, end);
+}
+
+/** Whether `lit` sits at `pos` (compared by hand: a native compare costs more to call than to run on a few bytes). */
+function bytesEqual(buf: Buffer, pos: number, end: number, lit: Buffer): boolean {
+  if (pos + lit.length > end) return false;
+  for (let i = 0; i < lit.length; i++) if (buf[pos + i] !== lit[i]) return false;
+  return true;
 }
 
 /** A position in a JSON line, with the moves a reader that does not build values needs. */
@@ -37,6 +57,29 @@ export class Cursor {
     readonly end: number,
   ) {
     this.pos = start;
+  }
+
+  /** Steps over `lit` if it is what comes next. */
+  literal(lit: Buffer): boolean {
+    if (!bytesEqual(this.buf, this.pos, this.end, lit)) return false;
+    this.pos += lit.length;
+    return true;
+  }
+
+  /**
+   * The end of a short string without escapes whose contents start at pos (a field: an id, a
+   * type, a timestamp), or -1 if it has an escape or runs past `end` or `max` bytes. Bounded by
+   * the field, never by the buffer: a search to the end of a 4 MiB chunk per field, five fields a
+   * line, cost 50x a plain parse on escape-free text.
+   */
+  fieldEnd(max: number): number {
+    const limit = Math.min(this.end, this.pos + max);
+    for (let i = this.pos; i < limit; i++) {
+      const c = this.buf[i];
+      if (c === QUOTE) return i;
+      if (c === BACKSLASH) return -1;
+    }
+    return -1;
   }
 
   skipSpace(): void {
@@ -69,7 +112,7 @@ export class Cursor {
   }
 
   /** A string without escapes (keys, ids, types): its span; null if it has one or is not a string. */
-  plainString(): { start: number; end: number } | null {
+  plainString(): Span | null {
     if (this.buf[this.pos] !== QUOTE) return null;
     // scanned byte by byte: bounded by the string itself, never by the buffer
     for (let i = this.pos + 1; i < this.end; i++) {
@@ -85,7 +128,7 @@ export class Cursor {
   }
 
   /** The string value at pos (an opening quote): the span of its contents, escapes undecoded; null if it is not a string. */
-  stringSpan(): { start: number; end: number } | null {
+  stringSpan(): Span | null {
     if (this.buf[this.pos] !== QUOTE) return null;
     const q = this.stringEnd();
     if (q < 0) return null;
@@ -98,7 +141,7 @@ export class Cursor {
    * The contents of a string span decoded as JSON.parse would, but only its first `maxBytes`
    * bytes or so: `whole` says whether that is all of it. null if the escapes do not parse.
    */
-  decode(span: { start: number; end: number }, maxBytes: number): { text: string; whole: boolean } | null {
+  decode(span: Span, maxBytes: number): { text: string; whole: boolean } | null {
     const { start, end } = span;
     let cut = end;
     if (end - start > maxBytes) {
@@ -131,13 +174,7 @@ export class Cursor {
     }
   }
 
-  /** stringSpan, decoded (see decode). */
-  stringPrefix(maxBytes: number): { text: string; whole: boolean } | null {
-    const span = this.stringSpan();
-    return span && this.decode(span, maxBytes);
-  }
-
-  is(span: { start: number; end: number }, key: Buffer): boolean {
+  is(span: Span, key: Buffer): boolean {
     if (span.end - span.start !== key.length) return false;
     // keys are short: compared by hand (Buffer.compare's call was a tenth of a tiny entry's sketch)
     for (let i = 0; i < key.length; i++) if (this.buf[span.start + i] !== key[i]) return false;
@@ -190,7 +227,7 @@ export class Cursor {
    * Walks an object's keys at pos ("{"), calling `onKey` with the cursor at each value; onKey
    * reads or skips the value and returns false to give up. Returns false when it gave up.
    */
-  object(onKey: (key: { start: number; end: number }) => boolean): boolean {
+  object(onKey: (key: Span) => boolean): boolean {
     if (this.buf[this.pos] !== OPEN_BRACE) return false;
     this.pos++;
     this.skipSpace();
@@ -214,51 +251,4 @@ export class Cursor {
       if (c !== COMMA) return false;
     }
   }
-}
-
-/** The light fields of a JSON object line whose keys come in any order, or null. */
-export function readFieldsAnyOrder(buf: Buffer, start: number, end: number, read: (buf: Buffer, start: number, end: number) => string): LightFields | null {
-  const c = new Cursor(buf, start, end);
-  c.skipSpace();
-  let type: string | undefined;
-  let id: string | undefined;
-  let parentId: string | null | undefined;
-  let timestamp: string | undefined;
-  let role: string | undefined;
-  let customType: string | undefined;
-  const str = () => {
-    const s = c.plainString();
-    return s ? read(buf, s.start, s.end) : undefined;
-  };
-  const ok = c.object((key) => {
-    if (c.is(key, K_TYPE)) return (type = str()) !== undefined;
-    if (c.is(key, K_ID)) return (id = str()) !== undefined;
-    if (c.is(key, K_TIMESTAMP)) return (timestamp = str()) !== undefined;
-    if (c.is(key, K_CUSTOM_TYPE)) {
-      // a customType that is not a plain string is left to the full parse
-      if (buf[c.pos] !== QUOTE) return false;
-      return (customType = str()) !== undefined;
-    }
-    if (c.is(key, K_PARENT)) {
-      if (c.pos + 4 <= end && buf.compare(NULL, 0, 4, c.pos, c.pos + 4) === 0) {
-        parentId = null;
-        c.pos += 4;
-        return true;
-      }
-      return (parentId = str()) !== undefined;
-    }
-    if (c.is(key, K_MESSAGE)) {
-      if (buf[c.pos] !== OPEN_BRACE) return c.skipValue();
-      role = undefined;
-      return c.object((k) => (c.is(k, K_ROLE) && buf[c.pos] === QUOTE ? (role = str()) !== undefined : c.skipValue()));
-    }
-    return c.skipValue();
-  });
-  if (!ok) return null;
-  c.skipSpace();
-  // the object is the whole line
-  if (c.pos !== end) return null;
-  if (type === undefined || id === undefined || id.length === 0 || timestamp === undefined || parentId === undefined) return null;
-  if (type === "message" && role === undefined) return null;
-  return { type, id, parentId, timestamp, role: type === "message" ? role : undefined, customType: type === "custom" ? customType : undefined };
 }
