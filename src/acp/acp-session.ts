@@ -109,7 +109,9 @@ export class AcpSession {
     const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
     this.cancel = new AbortController();
     try {
-      await this.live.prompt({ text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) });
+      // the session's exclusive slot, as for a JSON-RPC prompt (method-gate.ts): a run or a compaction in progress refuses it
+      const input = { text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) };
+      await this.live.admit("prompt", { sessionId: this.live.id, text: prompt.text }, (held) => this.live.prompt(held, input));
     } catch (err) {
       this.pending = null;
       throw err;
