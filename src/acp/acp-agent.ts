@@ -211,7 +211,11 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         if (command) return await runCommand(s, command);
         const end = await s.run(prompt);
         if ("stopReason" in end) return { stopReason: end.stopReason };
-        throw new HostError(ErrorCodes.ProviderError, end.error.message, { class: end.error.errorClass ?? "fatal", status: end.error.status });
+        throw new HostError(ErrorCodes.ProviderError, end.error.message, {
+          class: end.error.errorClass ?? "fatal",
+          status: end.error.status,
+          retryable: end.error.errorClass === "transient",
+        });
       } catch (err) {
         throw acpError(err, params.sessionId);
       }

@@ -71,7 +71,8 @@ export async function runCompaction(ctx: CompactionContext, reason: CompactionRe
   if (!prep) {
     const outcome = prepareCompaction(input, settings, reason);
     if (!outcome.ok) {
-      if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: outcome.code, tokensBefore: outcome.tokensBefore });
+      // manual: never skipped for too little gain, and no cut named here, so nothing_to_compact is the only failure (the protocol's data)
+      if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: outcome.code as "nothing_to_compact", tokensBefore: outcome.tokensBefore });
       ctx.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
       return null;
     }

@@ -30,7 +30,7 @@ function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, 
 /** The node a SessionMoved error names, when it advertised a URL to reach it at. */
 function movedTo(err: unknown): RelayOwner | undefined {
   const e = hostErrorOf(err);
-  const owner = (e?.code === ErrorCodes.SessionMoved ? (e.data as { owner?: { nodeId: string | null; url?: string } }).owner : undefined) ?? undefined;
+  const owner = e?.is(ErrorCodes.SessionMoved) ? e.data.owner : undefined;
   return owner?.url ? { nodeId: owner.nodeId, url: owner.url } : undefined;
 }
 
@@ -60,7 +60,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
         // owned by another live node: this client is relayed to it (when nodes share a cluster token)
         const owner = movedTo(err);
         if (!owner || !state.relay) throw err;
-        return (await state.relay.open(owner, "openSession", p)) as ResultOf<"openSession">;
+        return await state.relay.open(owner, "openSession", p);
       }
     },
     listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),

@@ -15,6 +15,12 @@ import { orphans } from "../support/sessions.js";
 import { tempDir } from "../support/tmp.js";
 import { gated } from "../support/gated.js";
 
+/** The event, checked to be of this type (and typed as one). */
+function only<T extends SessionEvent["type"]>(e: SessionEvent | undefined, type: T): Extract<SessionEvent, { type: T }> {
+  assert.equal(e?.type, type);
+  return e as Extract<SessionEvent, { type: T }>;
+}
+
 function host(t: Parameters<typeof tempDir>[0], script: Script = DEMO_SCRIPT) {
   const home = tempDir(t, "pith-host-home-");
   const h = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), script, env: { PITH_HOME: home }, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 } });
@@ -52,11 +58,11 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
   const start = types.indexOf("compaction_start");
   const end = types.indexOf("compaction_end");
   assert.ok(start > 0 && end > start && end < types.length - 1, `compaction inside the run: ${types.join(",")}`);
-  const compactionEnd = events[end];
+  const compactionEnd = only(events[end], "compaction_end");
   assert.equal(compactionEnd.reason, "threshold");
   assert.equal(compactionEnd.aborted, false);
   assert.match(String((compactionEnd.fallback as { reason: string }).reason), /scripted provider writes no summaries/);
-  const agentEnd = events.at(-1)!;
+  const agentEnd = only(events.at(-1), "agent_end");
   assert.equal(agentEnd.runId, runId);
   assert.equal(agentEnd.stopReason, "stop");
   const state = s.getState();
@@ -71,7 +77,7 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
   await gated(s).prompt({ text: "Check again" });
   await s.idle();
   assert.equal(events.at(-1)!.type, "agent_end");
-  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "stop");
 });
 
 test("manual compaction with instructions; nothing to compact is -32012", async (t) => {
@@ -85,7 +91,7 @@ test("manual compaction with instructions; nothing to compact is -32012", async 
   const result = await gated(s).compact("focus on x");
   assert.ok(result.tokensAfter < result.tokensBefore);
   assert.deepEqual(events.map((e) => e.type).filter((t) => t !== "compaction_update"), ["compaction_start", "compaction_end", "usage_update"]);
-  assert.equal(events[0].reason, "manual");
+  assert.equal(only(events[0], "compaction_start").reason, "manual");
   assert.equal(s.getMessages().messages[0].role, "compactionSummary");
 });
 
@@ -121,7 +127,7 @@ test("transient errors are retried with backoff and events; a second overflow is
   await s.idle();
   const retries = events.filter((e) => e.type === "retry_start");
   assert.deepEqual(retries.map((e) => [e.attempt, e.delayMs]), [[1, 20], [2, 20]]);
-  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "stop");
   assert.deepEqual(s.getMessages().messages.map((m) => m.role), ["user", "assistant"]);
 
   events.length = 0;
@@ -131,7 +137,7 @@ test("transient errors are retried with backoff and events; a second overflow is
   assert.equal(error.code, ErrorCode.ProviderError);
   assert.deepEqual(error.data, { class: "auth", status: 401, retryable: false });
   assert.equal(events.at(-1)!.type, "agent_end");
-  assert.equal(events.at(-1)!.stopReason, "error");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "error");
 });
 
 test("navigateTree: a user message goes back to the editor; summarize writes a branch summary", async (t) => {
