@@ -144,15 +144,19 @@ export const TreeNode = z.object({
 // -- the methods --
 
 /**
- * How a method runs beside the others (not on the wire; PROTOCOL.md lists it per method):
- * - read: answered at once from the current state; changes nothing stored
- * - session: a small change to one session, applied at once even while the session is busy
- * - exclusive: one at a time per session: refused with SessionBusy (-32011) while another
- *   exclusive operation of the session is in progress (a prompt with `delivery` joins the
- *   running run instead)
- * - global: the daemon's set of sessions, its settings, or the connection itself
+ * How a method runs beside the others: what the server takes before calling its handler
+ * (src/host/method-gate.ts), and whether it waits for durability before answering (every scope
+ * but "read"). PROTOCOL.md's scope table is generated from these descriptions and the rows below.
  */
-export type MethodScope = "read" | "session" | "exclusive" | "global";
+export const METHOD_SCOPES = {
+  read: "answered at once from the current state, even while the session is busy; changes nothing stored",
+  session: "a small change to one session, applied at once even while it is busy",
+  exclusive:
+    "one at a time per session: refused with -32011 while another exclusive operation of the session is in progress (never queued behind it); a `prompt` with `delivery` joins the running run instead",
+  global: "the daemon's set of sessions, its settings, or the connection",
+} as const;
+
+export type MethodScope = keyof typeof METHOD_SCOPES;
 
 interface MethodDef {
   scope: MethodScope;
@@ -493,6 +497,15 @@ export type ParsedParamsOf<M extends MethodName> = z.output<Methods[M]["params"]
 export type ResultOf<M extends MethodName> = z.output<Methods[M]["result"]>;
 
 export type ScopeOf<M extends MethodName> = Methods[M]["scope"];
+/** The methods of one scope, from the table. */
+export type MethodsOfScope<S extends MethodScope> = { [M in MethodName]: ScopeOf<M> extends S ? M : never }[MethodName];
+/** The methods that hold a session's exclusive slot (every one names its session). */
+export type ExclusiveMethod = MethodsOfScope<"exclusive">;
+
+/** The session a request names, read from the method's params type (undefined: it names none). */
+export function sessionIdOf(params: ParsedParamsOf<MethodName>): string | undefined {
+  return "sessionId" in params ? params.sessionId : undefined;
+}
 
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];
 

@@ -1,15 +1,19 @@
 // Writes protocol/schema.json: the JSON Schema of every method's params and result, every
 // event's params, the server requests and the error codes, generated from the zod schemas in
 // protocol/. Output is deterministic (keys sorted, 2-space indent, trailing newline).
-// Usage: npm run schema            (writes the file)
-//        npm run schema -- --check (exits 1 if the file on disk differs)
-//        --out FILE                (another path, for tests)
+// It also writes PROTOCOL.md's scope table from the method table (scope-table.ts).
+// Usage: npm run schema            (writes the files)
+//        npm run schema -- --check (exits 1 if a file on disk differs)
+//        --out FILE                (another path for the schema, for tests)
+//        --doc FILE                (another path for PROTOCOL.md, for tests)
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import * as P from "../protocol/index.js";
+import { withScopeTable } from "./scope-table.js";
 
 const DEFAULT_OUT = fileURLToPath(new URL("../protocol/schema.json", import.meta.url));
+const DEFAULT_DOC = fileURLToPath(new URL("../protocol/PROTOCOL.md", import.meta.url));
 
 // Shared schemas go to the document's $defs once and are referenced as #/$defs/<id>.
 const shared: Record<string, z.ZodType> = {
@@ -103,26 +107,46 @@ export function renderSchema(): string {
   return `${JSON.stringify(buildSchemaDocument(), null, 2)}\n`;
 }
 
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function option(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : fallback;
+}
+
 function main(): void {
-  const at = process.argv.indexOf("--out");
-  const out = at >= 0 && process.argv[at + 1] ? process.argv[at + 1] : DEFAULT_OUT;
+  const out = option("--out", DEFAULT_OUT);
+  const docPath = option("--doc", DEFAULT_DOC);
   const text = renderSchema();
+  const doc = readOrNull(docPath);
+  const docText = doc === null ? null : withScopeTable(doc);
   if (process.argv.includes("--check")) {
-    let current: string | null = null;
-    try {
-      current = readFileSync(out, "utf8");
-    } catch {
-      current = null;
-    }
+    const current = readOrNull(out);
+    let ok = true;
     if (current !== text) {
       console.error(`${out} is ${current === null ? "missing" : "stale"}: run \`npm run schema\` and commit the result`);
-      process.exit(1);
+      ok = false;
     }
-    console.log(`${out} is up to date`);
+    if (doc === null || docText !== doc) {
+      console.error(`${docPath}: ${doc === null ? "missing" : "the scope table is stale"}: run \`npm run schema\` and commit the result`);
+      ok = false;
+    }
+    if (!ok) process.exit(1);
+    console.log(`${out} and ${docPath}'s scope table are up to date`);
     return;
   }
   writeFileSync(out, text);
   console.log(`wrote ${out} (${text.length} bytes)`);
+  if (docText !== null && docText !== doc) {
+    writeFileSync(docPath, docText);
+    console.log(`wrote ${docPath}'s scope table`);
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

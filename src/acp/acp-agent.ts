@@ -167,8 +167,9 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
       const value = parseOptionValue(params);
       try {
         if ("error" in value) throw acp.RequestError.invalidParams({ configId: params.configId }, value.error);
-        if ("model" in value) await host.modelsReady(s.live.file.cwd).then(() => s.live.setModel(value.model));
-        else if ("thinkingLevel" in value) s.live.setThinkingLevel(value.thinkingLevel);
+        // the same exclusive slot a JSON-RPC client's setModel / setThinkingLevel takes (method-gate.ts)
+        if ("model" in value) await host.modelsReady(s.live.file.cwd).then(() => s.live.admit("setModel", { sessionId: s.id, model: value.model }, (held) => s.live.setModel(held, value.model)));
+        else if ("thinkingLevel" in value) s.live.admit("setThinkingLevel", { sessionId: s.id, level: value.thinkingLevel }, (held) => s.live.setThinkingLevel(held, value.thinkingLevel));
         else s.live.setAutoCompaction(value.autoCompaction);
       } catch (err) {
         throw acpError(err, params.sessionId);
@@ -188,7 +189,7 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         const s = get(params.sessionId);
         try {
           await host.modelsReady(s.live.file.cwd);
-          s.live.setModel(params.modelId);
+          s.live.admit("setModel", { sessionId: s.id, model: params.modelId }, (held) => s.live.setModel(held, params.modelId));
         } catch (err) {
           throw acpError(err, params.sessionId);
         }
@@ -210,7 +211,11 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
         if (command) return await runCommand(s, command);
         const end = await s.run(prompt);
         if ("stopReason" in end) return { stopReason: end.stopReason };
-        throw new HostError(ErrorCodes.ProviderError, end.error.message, { class: end.error.errorClass ?? "fatal", status: end.error.status });
+        throw new HostError(ErrorCodes.ProviderError, end.error.message, {
+          class: end.error.errorClass ?? "fatal",
+          status: end.error.status,
+          retryable: end.error.errorClass === "transient",
+        });
       } catch (err) {
         throw acpError(err, params.sessionId);
       }
@@ -233,7 +238,7 @@ export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
       return { stopReason: "end_turn" };
     }
     try {
-      await s.live.compact(command.instructions);
+      await s.live.admit("compact", { sessionId: s.id, instructions: command.instructions }, (held) => s.live.compact(held, command.instructions));
     } catch (err) {
       const mapped = hostErrorOf(err);
       if (mapped?.code === ErrorCodes.NothingToCompact) {

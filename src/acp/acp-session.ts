@@ -4,7 +4,7 @@
 // questions go to the client as session/request_permission. The live session itself is the
 // host's; this object only forwards, so closing the connection never loses what was stored.
 import type * as acp from "@agentclientprotocol/sdk";
-import type { EventLine } from "../../protocol/index.js";
+import type { RunError } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
 import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
@@ -27,7 +27,7 @@ export interface AcpSessionOptions {
 
 
 /** How a pith run ended, as ACP says it. */
-export type RunEnd = { stopReason: acp.StopReason } | { error: { message: string; errorClass?: string; status?: number } };
+export type RunEnd = { stopReason: acp.StopReason } | { error: RunError };
 
 interface PendingRun {
   /** set at agent_start: the run this prompt started */
@@ -72,8 +72,7 @@ export class AcpSession {
     return this.live.id;
   }
 
-  private onEvent(event: SessionEvent): void {
-    const e = event as unknown as EventLine;
+  private onEvent(e: SessionEvent): void {
     if (e.type === "agent_start" && this.pending && this.pending.runId === undefined) this.pending.runId = e.runId;
     if (e.type === "agent_start" && this.muted === "next") this.muted = e.runId;
     const muted = this.muted !== null;
@@ -109,7 +108,9 @@ export class AcpSession {
     const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
     this.cancel = new AbortController();
     try {
-      await this.live.prompt({ text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) });
+      // the session's exclusive slot, as for a JSON-RPC prompt (method-gate.ts): a run or a compaction in progress refuses it
+      const input = { text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) };
+      await this.live.admit("prompt", { sessionId: this.live.id, text: prompt.text }, (held) => this.live.prompt(held, input));
     } catch (err) {
       this.pending = null;
       throw err;

@@ -43,7 +43,8 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
       const last = opts.continueLast ? (await host.list(process.cwd()))[0] : undefined;
       session = last ? await host.open({ sessionFile: last.file }) : await host.create({ cwd: process.cwd() });
     }
-    if (opts.model) session.setModel(opts.model);
+    const model = opts.model;
+    if (model) session.admit("setModel", { sessionId: session.id, model }, (held) => session.setModel(held, model));
   } catch (err) {
     const e = hostErrorOf(err) ?? (err instanceof HostError ? err : undefined);
     process.stderr.write(`pith: ${e ? `${e.code}: ${e.message}` : (err as Error).message}\n`);
@@ -65,7 +66,7 @@ export async function runJsonMode(opts: JsonModeOptions): Promise<number> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    await session.prompt({ text: opts.prompt });
+    await session.admit("prompt", { sessionId: session.id, text: opts.prompt }, (held) => session.prompt(held, { text: opts.prompt }));
     await ended;
     await session.idle();
   } catch (err) {

@@ -3,13 +3,13 @@
 // Numbering starts at 1 for each live incarnation of a session, so each buffer has a stream id:
 // an afterSeq counted in another stream says nothing about this one.
 import { randomUUID } from "node:crypto";
+import type { EventLine, EventName, EventParams } from "../../protocol/index.js";
 
-export interface SessionEvent {
-  type: string;
-  sessionId: string;
-  seq: number;
-  [field: string]: unknown;
-}
+/** A numbered event, typed by the protocol's event table (a listener narrows on `type`). */
+export type SessionEvent = EventLine;
+
+/** An event of the session before it is numbered. */
+export type UnnumberedEvent = { [E in EventName]: { type: E } & Omit<EventParams<E>, "seq"> }[EventName];
 
 /** An event and its JSON-RPC notification text, serialized once for every subscriber. */
 export interface BufferedEvent {
@@ -35,7 +35,8 @@ export class EventBuffer {
   ) {}
 
   /** Numbers, serializes and keeps an event. */
-  push(event: Omit<SessionEvent, "seq">): BufferedEvent {
+  push(event: UnnumberedEvent): BufferedEvent {
+    // the spread loses the link between `type` and the fields (TypeScript does not follow it through a union)
     const numbered = { ...event, seq: this.nextSeq++ } as SessionEvent;
     const buffered = { event: numbered, wire: notification(numbered) };
     this.events.push(buffered);

@@ -3,10 +3,35 @@
 // thinking-level change. One at a time; another is refused at once with SessionBusy naming what
 // is in progress, never queued behind it (a client that wants to wait subscribes and retries).
 // A closing session refuses everything with SessionNotFound: it is about to be gone.
+//
+// Callers do not check the slot themselves: method-gate.ts admits a request here by its row's
+// scope before the operation runs, and the operations of LiveSession take the `Held` this gate
+// hands out, so an exclusive operation that skips the gate does not compile.
+import type { ExclusiveMethod, ParsedParamsOf } from "../../protocol/index.js";
 import { ErrorCode, HostError } from "./errors.js";
 
-/** What holds the session. A run is the agent's own state; the others hold the slot here. */
+/** What holds the session. A run is the agent's own state once started; the others hold the slot here. */
 export type Activity = "run" | "compaction" | "tree move" | "bash command" | "change";
+
+/** What each exclusive method holds the slot as (the busy error names it to the next caller). */
+const ACTIVITY: { readonly [M in ExclusiveMethod]: Activity } = {
+  prompt: "run",
+  compact: "compaction",
+  navigateTree: "tree move",
+  bash: "bash command",
+  setModel: "change",
+  setThinkingLevel: "change",
+};
+
+declare const admitted: unique symbol;
+/** Proof that the gate let an exclusive operation in; `signal` fires when abort() cancels it. */
+export interface Held {
+  readonly signal: AbortSignal;
+  readonly [admitted]: true;
+}
+
+/** A prompt joining the running run holds nothing: the run is the agent's, and abort stops it there. */
+const JOINED = { signal: new AbortController().signal } as Held;
 
 export class ExclusiveSlot {
   private held: { activity: Activity; controller: AbortController } | null = null;
@@ -33,18 +58,27 @@ export class ExclusiveSlot {
     this.closingNow = true;
   }
 
+  /**
+   * Admits one exclusive method: runs `fn` holding the slot as the method's activity (released
+   * when `fn` returns or, for a promise, settles), or refuses it. A prompt while a run is in
+   * progress joins it when it says how (`delivery`), and is refused otherwise.
+   */
+  admit<M extends ExclusiveMethod, T>(method: M, params: ParsedParamsOf<M>, fn: (held: Held) => T): T {
+    if (method === "prompt" && this.running()) {
+      if ((params as ParsedParamsOf<"prompt">).delivery) return fn(JOINED);
+      throw new HostError(ErrorCode.SessionBusy, 'the session is running; send the prompt with delivery "steer" or "followUp"', { sessionId: this.sessionId });
+    }
+    return this.run(ACTIVITY[method], (signal) => fn({ signal } as Held));
+  }
+
   /** Throws when an exclusive operation could not start now. */
-  check(): void {
+  private check(): void {
     if (this.closingNow) throw new HostError(ErrorCode.SessionNotFound, "the session is closing", { sessionId: this.sessionId });
     const activity = this.activity;
     if (activity) throw new HostError(ErrorCode.SessionBusy, `the session is busy: a ${activity} is in progress`, { sessionId: this.sessionId });
   }
 
-  /**
-   * Runs `fn` holding the slot; `fn` gets the signal abort() fires. The slot is released when
-   * `fn` returns or, for a promise, when it settles.
-   */
-  run<T>(activity: Exclude<Activity, "run">, fn: (signal: AbortSignal) => T): T {
+  private run<T>(activity: Activity, fn: (signal: AbortSignal) => T): T {
     this.check();
     const held = { activity, controller: new AbortController() };
     this.held = held;

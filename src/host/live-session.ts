@@ -1,17 +1,18 @@
 // A live session: the store, an agent and the policy around them. Exclusive operations (a run,
-// a compaction, a tree move, a user command, a model change) take the session's one slot
-// (exclusive.ts); reads answer at once. Every change is stored before it is announced; events
+// a compaction, a tree move, a user command, a model change) run only once admitted to the
+// session's one slot (admit, exclusive.ts), which the front ends reach through method-gate.ts
+// by the method's scope; they take the `Held` it hands out. Reads answer at once. Every change is stored before it is announced; events
 // carry a per-session sequence number (session-events.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { EventName, ResultOf } from "../../protocol/index.js";
+import type { EventName, ExclusiveMethod, ParsedParamsOf, ResultOf } from "../../protocol/index.js";
 import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
 import type { CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./errors.js";
-import { ExclusiveSlot, type Activity } from "./exclusive.js";
+import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
@@ -220,15 +221,28 @@ export class LiveSession {
     saveQueue(this.file, queue, change, this.deps.logger);
   }
 
-  /** Starts a run with the user's message, or queues it (steer / follow-up) while one runs. */
-  async prompt(input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<ResultOf<"prompt">> {
+  /**
+   * The gate of the exclusive methods: runs `fn` once the slot admits `method` (or throws
+   * SessionBusy / SessionNotFound). A request that stores something when it ends is tracked, so
+   * close() waits for it; a run is waited for as the run (idle()).
+   */
+  admit<M extends ExclusiveMethod, T>(method: M, params: ParsedParamsOf<M>, fn: (held: Held) => T): T {
+    const result = this.slot.admit(method, params, fn);
+    if (method !== "prompt" && result instanceof Promise) {
+      this.inflight.add(result);
+      const done = () => this.inflight.delete(result);
+      result.then(done, done);
+    }
+    return result;
+  }
+
+  /** Starts a run with the user's message, or queues it (steer / follow-up) on the run the gate let it join. */
+  async prompt(_held: Held, input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<ResultOf<"prompt">> {
     if (this.agent.isRunning) {
-      if (!input.delivery) throw new HostError(ErrorCode.SessionBusy, "the session is running; send the prompt with delivery \"steer\" or \"followUp\"", { sessionId: this.id });
       if (input.delivery === "steer") this.agent.steer(input);
       else this.agent.followUp(input);
       return { runId: this.agent.runId as string };
     }
-    this.slot.check();
     const runId = randomUUID();
     const earlier: PromptInput[] = this.restoredQueue.map(({ delivery: _d, ...p }) => p);
     // the run starts now; the user messages are stored (and synced) before run() first yields
@@ -259,55 +273,38 @@ export class LiveSession {
 
   // -- exclusive operations --
   /** A manual compaction (the `compact` method). */
-  compact(instructions?: string): Promise<ResultOf<"compact">> {
-    return this.exclusive("compaction", async (signal) => {
-      const result = await this.compaction.run("manual", signal, instructions);
-      if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
-      return result;
-    });
+  async compact(held: Held, instructions?: string): Promise<ResultOf<"compact">> {
+    const result = await this.compaction.run("manual", held.signal, instructions);
+    if (!result) throw new HostError(ErrorCode.Aborted, "compaction aborted");
+    return result;
   }
 
-  /** Runs a request that holds the session's slot; close() waits for it to store what it must. */
-  private async exclusive<T>(activity: Exclude<Activity, "run">, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const p = this.slot.run(activity, fn);
-    this.inflight.add(p);
-    const done = () => this.inflight.delete(p);
-    p.then(done, done);
-    return p;
-  }
-
-  async navigateTree(targetId: string, summarize = false, instructions?: string): Promise<TreeMoveResult> {
-    this.slot.check();
+  navigateTree(held: Held, targetId: string, summarize = false, instructions?: string): Promise<TreeMoveResult> {
     this.compaction.discardPrepared("the session moved in its tree");
-    return this.exclusive("tree move", (signal) =>
-moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(this.emit), signal, instructions));
+    return moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(this.emit), held.signal, instructions);
   }
 
   /** A command the user runs (Pi's `!cmd`), stored as a bashExecution message. */
-  bash(command: string): Promise<UserCommandResult> {
-    return this.exclusive("bash command", (signal) => runUserCommand(this.file, command, this.deps.tools, signal, this.emit));
+  bash(held: Held, command: string): Promise<UserCommandResult> {
+    return runUserCommand(this.file, command, this.deps.tools, held.signal, this.emit);
   }
 
-  setModel(id: string): ResultOf<"setModel"> {
-    return this.slot.run("change", () => {
-      const model = this.deps.resolveModel(id);
-      this.file.appendModelChange(model.provider, model.id);
-      this.file.sync();
-      this.compaction.discardPrepared("the model changed");
-      this.model = model;
-      this.agent = this.makeAgent();
-      return { model: { id: model.id, contextWindow: model.contextWindow, provider: model.provider } };
-    });
+  setModel(_held: Held, id: string): ResultOf<"setModel"> {
+    const model = this.deps.resolveModel(id);
+    this.file.appendModelChange(model.provider, model.id);
+    this.file.sync();
+    this.compaction.discardPrepared("the model changed");
+    this.model = model;
+    this.agent = this.makeAgent();
+    return { model: { id: model.id, contextWindow: model.contextWindow, provider: model.provider } };
   }
 
-  setThinkingLevel(level: ThinkingLevel): ResultOf<"setThinkingLevel"> {
-    return this.slot.run("change", () => {
-      this.file.appendThinkingLevelChange(level);
-      this.file.sync();
-      this.thinkingLevel = level;
-      this.agent = this.makeAgent();
-      return { level };
-    });
+  setThinkingLevel(_held: Held, level: ThinkingLevel): ResultOf<"setThinkingLevel"> {
+    this.file.appendThinkingLevelChange(level);
+    this.file.sync();
+    this.thinkingLevel = level;
+    this.agent = this.makeAgent();
+    return { level };
   }
 
   // -- changes allowed at any time --

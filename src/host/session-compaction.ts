@@ -181,7 +181,8 @@ export class SessionCompaction {
     if (claimed) return claimed;
     const outcome = prepareCompaction(now.input, now.settings, reason);
     if (outcome.ok) return { prep: outcome.preparation, prepared: null };
-    if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: outcome.code, tokensBefore: outcome.tokensBefore });
+    // manual: never skipped for too little gain and no cut named, so nothing_to_compact is its only failure (the protocol's data)
+    if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: "nothing_to_compact", tokensBefore: outcome.tokensBefore });
     this.host.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
     return null;
   }

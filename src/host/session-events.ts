@@ -7,7 +7,7 @@
 import type { EventName, EventParams } from "../../protocol/index.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { DurableSink } from "../session/durable-sink.js";
-import { EventBuffer, type SessionEvent } from "./event-buffer.js";
+import { EventBuffer, type SessionEvent, type UnnumberedEvent } from "./event-buffer.js";
 import type { SessionListener } from "./ports.js";
 
 /** An event's own fields: sessionId and seq are added when it is numbered. */
@@ -104,7 +104,7 @@ export class SessionEvents {
 
   /** Numbers, keeps and sends one event. */
   private send(wireEvent: WireEvent): SessionEvent {
-    const { event, wire } = this.buffer.push({ ...wireEvent, sessionId: this.sessionId });
+    const { event, wire } = this.buffer.push({ ...wireEvent, sessionId: this.sessionId } as UnnumberedEvent);
     this.lastActivity = Date.now();
     for (const l of this.listeners) {
       try {

@@ -204,7 +204,7 @@ export class SessionHost {
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
       const session = this.live(file, params.model);
-      if (params.model) session.setModel(params.model);
+      if (params.model) session.admit("setModel", { sessionId: session.id, model: params.model }, (held) => session.setModel(held, params.model!));
       if (params.name) session.setName(params.name);
       return session;
     } catch (err) {

@@ -7,7 +7,7 @@ import { ErrorCode, HostError } from "./errors.js";
 /** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
 export function movedError(sessionId: string, owner: SessionOwner): HostError {
   const where = owner.nodeId === null ? "nobody holds it now; open it again" : `node ${owner.nodeId}${owner.url ? ` at ${owner.url}` : ""} owns it`;
-  return new HostError(ErrorCode.SessionMoved, `session ${sessionId} is not this node's to write: ${where}`, { sessionId, owner });
+  return new HostError(ErrorCode.SessionMoved, `session ${sessionId} is not this node's to write: ${where}`, { sessionId, owner: { ...owner } });
 }
 
 /** Maps store errors to the protocol's codes. */

@@ -5,6 +5,7 @@
 // here are mapped to the protocol's codes by the server.
 import { ErrorCodes, PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
+import type { HeldFor } from "../host/method-gate.js";
 import type { SessionListener } from "../host/ports.js";
 import { sessionHistory } from "../host/session-history.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
@@ -14,7 +15,8 @@ import { settingsHandlers } from "./settings-methods.js";
 
 const SERVER_INFO = { name: "pith", version: "0.1.0" };
 
-export type Handler<M extends MethodName> = (params: ParsedParamsOf<M>, state: ConnState) => ResultOf<M> | Promise<ResultOf<M>>;
+/** `held`: what the method's scope took before the handler runs (dispatch.ts): the session's slot for an exclusive method. */
+export type Handler<M extends MethodName> = (params: ParsedParamsOf<M>, state: ConnState, held: HeldFor<M>) => ResultOf<M> | Promise<ResultOf<M>>;
 export type Handlers = { [M in MethodName]: Handler<M> };
 
 /** Follows a session for this client (replacing an earlier subscription to it). */
@@ -29,7 +31,7 @@ function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, 
 /** The node a SessionMoved error names, when it advertised a URL to reach it at. */
 function movedTo(err: unknown): RelayOwner | undefined {
   const e = hostErrorOf(err);
-  const owner = (e?.code === ErrorCodes.SessionMoved ? (e.data as { owner?: { nodeId: string | null; url?: string } }).owner : undefined) ?? undefined;
+  const owner = e?.is(ErrorCodes.SessionMoved) ? e.data.owner : undefined;
   return owner?.url ? { nodeId: owner.nodeId, url: owner.url } : undefined;
 }
 
@@ -59,7 +61,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
         // owned by another live node: this client is relayed to it (when nodes share a cluster token)
         const owner = movedTo(err);
         if (!owner || !state.relay) throw err;
-        return (await state.relay.open(owner, "openSession", p)) as ResultOf<"openSession">;
+        return await state.relay.open(owner, "openSession", p);
       }
     },
     listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),
@@ -82,16 +84,16 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     getMessages: (p) => session(p).getMessages(),
     getTree: (p) => session(p).getTree(),
     getHistory: (p) => sessionHistory(session(p).file, p.messages),
-    prompt: (p) => session(p).prompt(p),
+    prompt: (p, _state, held) => session(p).prompt(held, p),
     abort: (p) => session(p).abort(),
-    compact: (p) => session(p).compact(p.instructions),
+    compact: (p, _state, held) => session(p).compact(held, p.instructions),
     setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
-    navigateTree: (p) => session(p).navigateTree(p.targetId, p.summarize, p.instructions),
-    setModel: async (p) => {
+    navigateTree: (p, _state, held) => session(p).navigateTree(held, p.targetId, p.summarize, p.instructions),
+    setModel: async (p, _state, held) => {
       await host.modelsReady(session(p).file.cwd);
-      return session(p).setModel(p.model);
+      return session(p).setModel(held, p.model);
     },
-    setThinkingLevel: (p) => session(p).setThinkingLevel(p.level),
+    setThinkingLevel: (p, _state, held) => session(p).setThinkingLevel(held, p.level),
     listModels: async () => ({
       models: (await host.modelsReady())
         .list()
@@ -103,7 +105,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     setLabel: (p) => session(p).setLabel(p.entryId, p.label),
     deleteSession: (p) => host.delete(p.sessionId),
     getSessionStats: (p) => session(p).stats(),
-    bash: (p) => session(p).bash(p.command),
+    bash: (p, _state, held) => session(p).bash(held, p.command),
     setPermissionMode: (p) => {
       session(p).permissionMode = p.mode;
       return { mode: p.mode };

@@ -7,7 +7,7 @@
 // When the link closes (the owner died or shut down), requests for its sessions are answered
 // with SessionMoved and an unknown owner: the client opens the session again, and this node (or
 // another) takes it over.
-import { ErrorCodes, methods, type HookName, type MethodName, type ServerRequestName } from "../../protocol/index.js";
+import { ErrorCodes, methods, type HookName, type MethodName, type ParsedParamsOf, type ResultOf, type ServerRequestName } from "../../protocol/index.js";
 import type { ClientCalls } from "../../protocol/jsonrpc-peer.js";
 import type { Logger } from "../log/logger.js";
 import { LinkRefused, type LinkSecurity } from "./link-security.js";
@@ -52,7 +52,7 @@ export class ConnRelay {
   }
 
   /** openSession (or another request that makes a session this client's) on the owner node; the session is relayed from then on. */
-  async open<M extends MethodName>(owner: RelayOwner, method: M, params: unknown): Promise<unknown> {
+  async open<M extends MethodName>(owner: RelayOwner, method: M, params: ParsedParamsOf<M>): Promise<ResultOf<M>> {
     let link: NodeLink;
     let result: unknown;
     try {
@@ -64,16 +64,20 @@ export class ConnRelay {
       if (err instanceof LinkRefused) this.log.error({ owner }, err.message);
       else this.log.warn({ err, owner }, "could not reach the node that owns the session");
       throw new LinkError(ErrorCodes.SessionMoved, `the session is owned by node ${owner.nodeId} at ${owner.url}, which this node cannot reach: ${(err as Error).message}`, {
-        sessionId: (params as { sessionId?: string }).sessionId ?? "",
+        sessionId: ("sessionId" in params ? params.sessionId : undefined) ?? "",
         owner,
       });
     }
     this.learn(result, link, owner.nodeId);
-    return methods[method].result.parse(result);
+    return methods[method].result.parse(result) as ResultOf<M>;
   }
 
-  /** A request naming a relayed session, answered by its owner (its errors passed on as they are). */
-  async forward(sessionId: string, method: MethodName, params: unknown): Promise<unknown> {
+  /**
+   * A request naming a relayed session, answered by its owner (its errors passed on as they
+   * are). The answer is passed on unparsed, as the owner gave it (a parse would drop keys a newer
+   * owner adds); it is the method's result because the owner serves the same method table.
+   */
+  async forward<M extends MethodName>(sessionId: string, method: M, params: ParsedParamsOf<M>): Promise<ResultOf<M>> {
     const route = this.routes.get(sessionId);
     if (!route || "lost" in route) {
       throw new LinkError(ErrorCodes.SessionMoved, `the node that had session ${sessionId} is gone: open it again`, { sessionId, owner: { nodeId: null } });
@@ -87,7 +91,7 @@ export class ConnRelay {
     }
     if (ENDS_ROUTE.has(method)) this.routes.delete(sessionId);
     else this.learn(result, route.link, route.nodeId);
-    return result;
+    return result as ResultOf<M>;
   }
 
   close(): void {

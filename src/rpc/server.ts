@@ -4,11 +4,12 @@
 // requests to clients (requestPermission).
 import { JSONRPCErrorException, type JSONRPCServer } from "json-rpc-2.0";
 import type { Logger } from "pino";
-import { ErrorCodes, METHOD_NAMES, methods, parseParams, type MethodName } from "../../protocol/index.js";
+import { ErrorCodes, METHOD_NAMES, parseParams, sessionIdOf, type MethodName } from "../../protocol/index.js";
 import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls, type WireError } from "../../protocol/jsonrpc-peer.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
+import { dispatch } from "./dispatch.js";
 import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
 import { linkCallRefusal } from "./link-scope.js";
 import type { LinkSecurity } from "./link-security.js";
@@ -69,7 +70,7 @@ export class RpcServer {
     });
   }
 
-  /** A method's handler behind the params check; errors become the protocol's codes. */
+  /** A method's handler behind the params check and its scope's gate (dispatch.ts); errors become the protocol's codes. */
   private register<M extends MethodName>(method: M, handlers: Handlers): void {
     const handler: Handler<M> = handlers[method];
     this.server.addMethod(method, async (raw, state) => {
@@ -78,17 +79,11 @@ export class RpcServer {
       // the cluster token relays a client's session requests; it is no client token (link-scope.ts)
       const refused = state.fromNode ? linkCallRefusal(method, checked.params) : undefined;
       if (refused !== undefined) throw rpcError(ErrorCodes.Forbidden, `not allowed over a node link: ${refused}`, { method });
-      const named = (checked.params as { sessionId?: unknown }).sessionId;
+      const named = sessionIdOf(checked.params);
       try {
-        if (typeof named === "string" && state.relay?.has(named, method)) return await state.relay.forward(named, method, checked.params);
-        const result = await handler(checked.params, state);
-        // what a request stored is durable before it is acknowledged (a shared store commits
-        // after the local write; the file store syncs before this point)
-        if (methods[method].scope !== "read") {
-          const sessionId = named ?? (result as { sessionId?: unknown } | null)?.sessionId;
-          if (typeof sessionId === "string") await this.host.durable(sessionId);
-        }
-        return result;
+        // a session another node owns: its gate and its durability are the owner's
+        if (named !== undefined && state.relay?.has(named, method)) return await state.relay.forward(named, method, checked.params);
+        return await dispatch(this.host, method, checked.params, state, handler);
       } catch (err) {
         // the owner node's answer, passed on as it gave it
         if (err instanceof LinkError) throw rpcError(err.code, err.message, err.data);

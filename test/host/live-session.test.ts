@@ -13,6 +13,13 @@ import { createLogger } from "../../src/log/logger.js";
 import { SessionFile } from "../../src/session/index.js";
 import { orphans } from "../support/sessions.js";
 import { tempDir } from "../support/tmp.js";
+import { gated } from "../support/gated.js";
+
+/** The event, checked to be of this type (and typed as one). */
+function only<T extends SessionEvent["type"]>(e: SessionEvent | undefined, type: T): Extract<SessionEvent, { type: T }> {
+  assert.equal(e?.type, type);
+  return e as Extract<SessionEvent, { type: T }>;
+}
 
 function host(t: Parameters<typeof tempDir>[0], script: Script = DEMO_SCRIPT) {
   const home = tempDir(t, "pith-host-home-");
@@ -39,10 +46,10 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
   const s = await h.create({ cwd });
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
-  const { runId } = await s.prompt({ text: "Tidy up the notes" });
+  const { runId } = await gated(s).prompt({ text: "Tidy up the notes" });
   assert.ok(s.isRunning);
-  await expectHostError(s.prompt({ text: "again" }), ErrorCode.SessionBusy);
-  await expectHostError(s.compact(), ErrorCode.SessionBusy);
+  await expectHostError(gated(s).prompt({ text: "again" }), ErrorCode.SessionBusy);
+  await expectHostError(gated(s).compact(), ErrorCode.SessionBusy);
   await s.idle();
   const types = events.map((e) => e.type);
   assert.equal(types[0], "agent_start");
@@ -51,11 +58,11 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
   const start = types.indexOf("compaction_start");
   const end = types.indexOf("compaction_end");
   assert.ok(start > 0 && end > start && end < types.length - 1, `compaction inside the run: ${types.join(",")}`);
-  const compactionEnd = events[end];
+  const compactionEnd = only(events[end], "compaction_end");
   assert.equal(compactionEnd.reason, "threshold");
   assert.equal(compactionEnd.aborted, false);
   assert.match(String((compactionEnd.fallback as { reason: string }).reason), /scripted provider writes no summaries/);
-  const agentEnd = events.at(-1)!;
+  const agentEnd = only(events.at(-1), "agent_end");
   assert.equal(agentEnd.runId, runId);
   assert.equal(agentEnd.stopReason, "stop");
   const state = s.getState();
@@ -67,24 +74,24 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
 
   // the second prompt carries on after the compaction
   events.length = 0;
-  await s.prompt({ text: "Check again" });
+  await gated(s).prompt({ text: "Check again" });
   await s.idle();
   assert.equal(events.at(-1)!.type, "agent_end");
-  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "stop");
 });
 
 test("manual compaction with instructions; nothing to compact is -32012", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "short" }] });
   const s = await h.create({ cwd });
-  await expectHostError(s.compact(), ErrorCode.NothingToCompact);
+  await expectHostError(gated(s).compact(), ErrorCode.NothingToCompact);
   s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
   s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
-  const result = await s.compact("focus on x");
+  const result = await gated(s).compact("focus on x");
   assert.ok(result.tokensAfter < result.tokensBefore);
   assert.deepEqual(events.map((e) => e.type).filter((t) => t !== "compaction_update"), ["compaction_start", "compaction_end", "usage_update"]);
-  assert.equal(events[0].reason, "manual");
+  assert.equal(only(events[0], "compaction_start").reason, "manual");
   assert.equal(s.getMessages().messages[0].role, "compactionSummary");
 });
 
@@ -99,7 +106,7 @@ test("auto-compaction can be turned off, and that survives reopening", async (t)
   assert.equal(again.getState().autoCompactionEnabled, false);
   const events: SessionEvent[] = [];
   again.subscribe((e) => events.push(e));
-  await again.prompt({ text: "go" });
+  await gated(again).prompt({ text: "go" });
   await again.idle();
   assert.ok(!events.some((e) => e.type === "compaction_start"));
 });
@@ -116,41 +123,41 @@ test("transient errors are retried with backoff and events; a second overflow is
   const s = await h.create({ cwd });
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
-  await s.prompt({ text: "hi" });
+  await gated(s).prompt({ text: "hi" });
   await s.idle();
   const retries = events.filter((e) => e.type === "retry_start");
   assert.deepEqual(retries.map((e) => [e.attempt, e.delayMs]), [[1, 20], [2, 20]]);
-  assert.equal(events.at(-1)!.stopReason, "stop");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "stop");
   assert.deepEqual(s.getMessages().messages.map((m) => m.role), ["user", "assistant"]);
 
   events.length = 0;
-  await s.prompt({ text: "again" });
+  await gated(s).prompt({ text: "again" });
   await s.idle();
   const error = events.find((e) => e.type === "error")!;
   assert.equal(error.code, ErrorCode.ProviderError);
   assert.deepEqual(error.data, { class: "auth", status: 401, retryable: false });
   assert.equal(events.at(-1)!.type, "agent_end");
-  assert.equal(events.at(-1)!.stopReason, "error");
+  assert.equal(only(events.at(-1), "agent_end").stopReason, "error");
 });
 
 test("navigateTree: a user message goes back to the editor; summarize writes a branch summary", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "one" }, { text: "two" }], loop: true });
   const s = await h.create({ cwd });
-  await s.prompt({ text: "first question" });
+  await gated(s).prompt({ text: "first question" });
   await s.idle();
-  await s.prompt({ text: "second question" });
+  await gated(s).prompt({ text: "second question" });
   await s.idle();
   const [u1, a1, u2] = s.getMessages().messages.length ? s.file.branchPath() : [];
-  const back = await s.navigateTree(u2.id);
+  const back = await gated(s).navigateTree(u2.id);
   assert.equal(back.leafId, a1.id);
   assert.equal(back.editorText, "second question");
-  await expectHostError(s.navigateTree("nope"), ErrorCode.EntryNotFound);
+  await expectHostError(gated(s).navigateTree("nope"), ErrorCode.EntryNotFound);
 
-  await s.prompt({ text: "another way" });
+  await gated(s).prompt({ text: "another way" });
   await s.idle();
   const events: SessionEvent[] = [];
   s.subscribe((e) => events.push(e));
-  const moved = await s.navigateTree(a1.id, true);
+  const moved = await gated(s).navigateTree(a1.id, true);
   assert.ok(moved.branchSummaryEntryId);
   assert.equal(moved.leafId, moved.branchSummaryEntryId);
   assert.deepEqual(events.map((e) => e.type), ["branch_summary_start", "branch_summary_end"]);
@@ -162,7 +169,7 @@ test("permission modes: readonly refuses writes; ask with no client that can ans
   const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }, { name: "read", arguments: { path: "notes.md" } }] }, { text: "ok" }] });
   const s = await h.create({ cwd });
   s.permissionMode = "readonly";
-  await s.prompt({ text: "write" });
+  await gated(s).prompt({ text: "write" });
   await s.idle();
   const results = s.getMessages().messages.filter((m) => m.role === "toolResult");
   assert.equal(results[0].role === "toolResult" && results[0].isError, true);
@@ -185,7 +192,7 @@ test("ask mode asks only before the tools that change things or run commands: re
   h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
   const s = await h.create({ cwd });
   s.permissionMode = "ask";
-  await s.prompt({ text: "look, then change" });
+  await gated(s).prompt({ text: "look, then change" });
   await s.idle();
   assert.deepEqual(asked, ["write", "edit", "bash"]);
   const results = s.getMessages().messages.filter((m) => m.role === "toolResult");
@@ -214,14 +221,14 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
   s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
   h.setBeforeCompactHandler(async () => ({ action: "cancel" }));
-  await expectHostError(s.compact(), ErrorCode.Aborted);
+  await expectHostError(gated(s).compact(), ErrorCode.Aborted);
   assert.notEqual(s.getMessages().messages[0].role, "compactionSummary", "nothing stored");
   let seen: string | undefined;
   h.setBeforeCompactHandler(async ({ reason, preparation: prep }) => {
     seen = `${reason} ${prep.instructions} ${prep.historyMessages.length}`;
     return { action: "replace", summary: "summary written by the client", details: { by: "client" } };
   });
-  const result = await s.compact("be short");
+  const result = await gated(s).compact("be short");
   assert.equal(seen, "manual be short 1");
   assert.equal(result.summary, "summary written by the client");
   const entry = s.file.entry(s.getMessages().messages.length ? s.file.buildContext().entryIds[0] : "")!;
@@ -230,7 +237,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   const asked: string[] = [];
   h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
   s.permissionMode = "ask";
-  await s.prompt({ text: "write y" });
+  await gated(s).prompt({ text: "write y" });
   await s.idle();
   assert.deepEqual(asked, ["write"]);
   const last = s.getMessages().messages.filter((m) => m.role === "toolResult").at(-1)!;
@@ -240,14 +247,14 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
 test("the auto-compaction setting belongs to the session: hidden from the tree, kept across tree moves and reopening", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "one" }], loop: true });
   const s = await h.create({ cwd });
-  await s.prompt({ text: "first" });
+  await gated(s).prompt({ text: "first" });
   await s.idle();
   const first = s.file.branchPath()[0].id;
   const leafBefore = s.file.leafId;
   s.setAutoCompaction(false);
   assert.equal(s.file.leafId, leafBefore, "the leaf does not move");
   assert.ok(!(await s.getTree()).entries.some((e) => e.type === "custom"), "not shown in the tree");
-  await s.navigateTree(first);
+  await gated(s).navigateTree(first);
   const file = s.file.file;
   await h.close(s.id);
   assert.equal((await h.open({ sessionFile: file })).getState().autoCompactionEnabled, false);
@@ -256,13 +263,13 @@ test("the auto-compaction setting belongs to the session: hidden from the tree, 
 test("prompts queued for a run that is aborted do not leak into the next run", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "x".repeat(3000), chunkSize: 5, delayMs: 2 }, { text: "second" }] });
   const s = await h.create({ cwd });
-  await s.prompt({ text: "long" });
-  await s.prompt({ text: "queued steer", delivery: "steer" });
+  await gated(s).prompt({ text: "long" });
+  await gated(s).prompt({ text: "queued steer", delivery: "steer" });
   assert.deepEqual(s.getState().pending, { steer: 1, followUp: 0 });
   s.abort();
   await s.idle();
   assert.deepEqual(s.getState().pending, { steer: 0, followUp: 0 });
-  await s.prompt({ text: "next" });
+  await gated(s).prompt({ text: "next" });
   await s.idle();
   const users = s.getMessages().messages.filter((m) => m.role === "user").map((m) => (m as { content: string }).content);
   assert.deepEqual(users, ["long", "next"]);

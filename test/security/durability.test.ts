@@ -13,6 +13,7 @@ import { hang, startFakeAnthropic, textReply, type FakeAnthropic } from "../supp
 import { FLOW_SETTINGS, startRpcDaemon, textOf, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
+import { gated } from "../support/gated.js";
 
 let fake: FakeAnthropic;
 before(async () => {
@@ -34,7 +35,7 @@ test("prompt answers only after the user message is fsynced", async (t) => {
     sync();
   };
   const before = s.file.entryCount;
-  await s.prompt({ text: "remember me" });
+  await gated(s).prompt({ text: "remember me" });
   const userIndex = s.file.entries().findIndex((e) => e.type === "message" && e.message.role === "user");
   assert.ok(userIndex >= before, "the user message is stored");
   assert.ok(

@@ -18,6 +18,7 @@ import { SessionFile } from "../../src/session/session-file.js";
 import { sketchFromLine } from "../../src/session/sketch-bytes.js";
 import { previewOf } from "../../src/session/tree.js";
 import type { SessionEntry } from "../../src/session/types.js";
+import { gated } from "../support/gated.js";
 
 /** Bytes that Buffer#indexOf examined while `fn` ran: up to the match, or to the buffer's end. */
 function indexOfBytes(fn: () => void): number {
@@ -186,7 +187,7 @@ test("navigateTree without a summary parses the same few entries however long th
     const early = target.tree().entries[10].id;
     target.close();
     const live = await host.open({ sessionFile: file });
-    parses.push(await countJsonParses(async () => void (await live.navigateTree(early, false))));
+    parses.push(await countJsonParses(async () => void (await gated(live).navigateTree(early, false))));
   }
   assert.ok(parses[1] <= parses[0] + 2, `parses when navigating: ${parses.join(" -> ")} for twice the session`);
   assert.ok(parses[1] < 50, `${parses[1]} parses to move the leaf`);
