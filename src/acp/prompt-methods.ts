@@ -5,11 +5,9 @@ import { ErrorCodes } from "../../protocol/error-codes.js";
 import { HostError } from "../host/errors.js";
 import { hostErrorOf } from "../host/session-host.js";
 import type { AcpSession } from "./acp-session.js";
-import { parseCommand } from "./commands.js";
+import { parseCommand, type ParsedCommand } from "./commands.js";
 import { acpError, type ConnectionState } from "./connection-state.js";
 import { promptFromBlocks, UnsupportedContent } from "./prompt-content.js";
-
-type Command = NonNullable<ReturnType<typeof parseCommand>>;
 
 export async function prompt(cx: ConnectionState, params: acp.PromptRequest): Promise<acp.PromptResponse> {
   const s = cx.get(params.sessionId);
@@ -36,18 +34,25 @@ export function cancel(cx: ConnectionState, params: acp.CancelNotification): voi
 }
 
 /** /compact [instructions] and /autocompact on|off: pith's own operations, never sent to the model. */
-async function runCommand(cx: ConnectionState, s: AcpSession, command: Command): Promise<acp.PromptResponse> {
+async function runCommand(cx: ConnectionState, s: AcpSession, command: ParsedCommand): Promise<acp.PromptResponse> {
   const say = (text: string) => cx.send(s.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
-  if (command.name === "autocompact") {
-    if ("error" in command) {
-      say(command.error);
-      return { stopReason: "end_turn" };
-    }
-    s.live.setAutoCompaction(command.enabled);
-    say(`Automatic compaction is ${command.enabled ? "on" : "off"}.`);
-    cx.send(s.id, { sessionUpdate: "config_option_update", configOptions: cx.options(s) });
+  if (command.name === "autocompact") return autoCompactCommand(cx, s, command, say);
+  return compactCommand(s, command, say);
+}
+
+function autoCompactCommand(cx: ConnectionState, s: AcpSession, command: Extract<ParsedCommand, { name: "autocompact" }>, say: (text: string) => void): acp.PromptResponse {
+  if ("error" in command) {
+    say(command.error);
     return { stopReason: "end_turn" };
   }
+  s.live.setAutoCompaction(command.enabled);
+  say(`Automatic compaction is ${command.enabled ? "on" : "off"}.`);
+  cx.send(s.id, { sessionUpdate: "config_option_update", configOptions: cx.options(s) });
+  return { stopReason: "end_turn" };
+}
+
+/** Nothing to compact is said in the chat; an aborted compaction ends the turn as cancelled. */
+async function compactCommand(s: AcpSession, command: Extract<ParsedCommand, { name: "compact" }>, say: (text: string) => void): Promise<acp.PromptResponse> {
   try {
     await s.live.compact(command.instructions);
   } catch (err) {
