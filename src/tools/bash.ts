@@ -14,7 +14,8 @@
 // The process gets ctx.env (the daemon's environment without pith's secrets) and, with
 // ctx.sandbox, runs inside bubblewrap (see sandbox.ts, sandbox-run.ts). Every process group
 // started here is registered with the reaper before it starts (spawnTracked), so none outlives
-// the daemon, however it dies.
+// the daemon, however it dies. Once started, the command is watched to its end (output, kills,
+// result) by bash-run.ts.
 //
 // Limits: output past ctx.maxOutputBytes kills the command (the daemon reads every byte, and a
 // command printing forever would otherwise fill the disk with its spill file); in the sandbox, a
@@ -26,23 +27,17 @@
 import { statSync } from "node:fs";
 import { z } from "zod";
 import { OutputCollector } from "./bash-output.js";
-import { bashResult, networkNote, type KillReason } from "./bash-result.js";
+import { watchCommand, type CommandChild } from "./bash-run.js";
 import { runInEditorTerminal } from "./bash-terminal.js";
 import { findOnPath } from "./find-on-path.js";
 import { throwIfAborted } from "./errors.js";
-import { killProcessGroup, signalGroup } from "./process-group.js";
-import { reaper, spawnTracked } from "./reaper.js";
+import { spawnTracked } from "./reaper.js";
 import { SandboxRun } from "./sandbox-run.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
-/** Time a killed command gets between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 1000;
-/** How long output pipes held open by leftover background jobs are waited for after the shell exits. */
-const PIPE_LINGER_MS = 300;
-/** Streaming updates are sent at most this often. */
-const UPDATE_INTERVAL_MS = 100;
+export { KILL_GRACE_MS } from "./bash-run.js";
 
 const schema = z.object({
   command: z.string().describe("The shell command to run (bash -c), in the working directory"),
@@ -72,126 +67,45 @@ function shell(): string {
 
 async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput> {
   throwIfAborted(ctx.signal, "Command");
-  try {
-    if (!statSync(ctx.cwd).isDirectory()) throw new Error();
-  } catch {
-    throw new ToolError(`The working directory ${ctx.cwd} does not exist`);
-  }
+  requireDirectory(ctx.cwd);
   const terminal = ctx.editor?.terminal;
   if (terminal) return runInEditorTerminal(params, ctx, terminal, shell());
 
-  const maxOutput = ctx.maxOutputBytes ?? Infinity;
-  const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES, maxOutput);
+  const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES, ctx.maxOutputBytes ?? Infinity);
   const script = `exec 2>&1; ${params.command}`;
-  const sandbox = ctx.sandbox
-    ? new SandboxRun(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell(), script)
-    : undefined;
-  const [file, ...args] = sandbox ? [sandbox.file, ...sandbox.args] : [shell(), "-c", script];
-  let child: ReturnType<typeof spawnTracked>;
+  const sandbox = sandboxFor(ctx, script);
+  let child: CommandChild;
   try {
-    child = spawnTracked(file, args, {
-      cwd: ctx.cwd,
-      env: ctx.env ?? toolEnvironment(process.env),
-      extraStdio: sandbox?.extraStdio,
-      beforeStart: sandbox && ((pid) => sandbox.beforeStart(pid)),
-    });
+    child = spawnCommand(ctx, sandbox, script);
   } catch (err) {
     await sandbox?.finish();
     throw new ToolError(`Could not start the sandbox: ${(err as Error).message}`);
   }
+  return watchCommand(child, { timeout: params.timeout, ctx, output, sandbox });
+}
 
-  return new Promise<ToolOutput>((resolve, reject) => {
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let pipesClosed = false;
-    let killedFor: KillReason | undefined;
-    let killDone = false;
-    let settled = false;
-    let updateTimer: NodeJS.Timeout | undefined;
-    let lastUpdate = 0;
-    let lingerTimer: NodeJS.Timeout | undefined;
+function requireDirectory(cwd: string): void {
+  try {
+    if (!statSync(cwd).isDirectory()) throw new Error();
+  } catch {
+    throw new ToolError(`The working directory ${cwd} does not exist`);
+  }
+}
 
-    const sendUpdate = () => {
-      updateTimer = undefined;
-      lastUpdate = Date.now();
-      if (!settled) ctx.onUpdate?.({ content: [{ type: "text", text: output.preview() }] });
-    };
-    const onData = (data: Buffer) => {
-      output.push(data);
-      if (output.totalBytes > maxOutput) kill("output");
-      if (!ctx.onUpdate || updateTimer || settled) return;
-      const wait = lastUpdate + UPDATE_INTERVAL_MS - Date.now();
-      if (wait <= 0) sendUpdate();
-      else updateTimer = setTimeout(sendUpdate, wait);
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
+/** The bubblewrap run the script goes through, where ctx asks for a sandbox. */
+function sandboxFor(ctx: ToolContext, script: string): SandboxRun | undefined {
+  return ctx.sandbox
+    ? new SandboxRun(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell(), script)
+    : undefined;
+}
 
-    const releasePipes = () => {
-      child.stdout.destroy();
-      child.stderr.destroy();
-      pipesClosed = true;
-    };
-
-    const kill = (reason: NonNullable<typeof killedFor>) => {
-      if (killedFor || settled || (exit && pipesClosed)) return;
-      killedFor = reason;
-      const pid = child.pid;
-      const done = () => {
-        killDone = true;
-        if (pid !== undefined) reaper.untrack(pid);
-        // anything that escaped the group may still hold the pipes; stop reading them
-        releasePipes();
-        maybeFinish();
-      };
-      if (pid === undefined) done();
-      else void killProcessGroup(pid, KILL_GRACE_MS).then(done, done);
-    };
-
-    sandbox?.start(child, (hit) => kill(hit));
-    const onAbort = () => kill("abort");
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const timeoutTimer = params.timeout !== undefined ? setTimeout(() => kill("timeout"), params.timeout * 1000) : undefined;
-
-    child.on("error", (err) => {
-      // spawn failed (no shell, cwd vanished): there is no process to wait for
-      if (settled) return;
-      settled = true;
-      cleanup();
-      void sandbox?.finish();
-      reject(new ToolError(`Could not run the command: ${err.message}`));
-    });
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      if (!pipesClosed) lingerTimer = setTimeout(() => {
-        releasePipes();
-        maybeFinish();
-      }, PIPE_LINGER_MS);
-      maybeFinish();
-    });
-    child.on("close", () => {
-      pipesClosed = true;
-      maybeFinish();
-    });
-
-    function cleanup() {
-      ctx.signal.removeEventListener("abort", onAbort);
-      clearTimeout(timeoutTimer);
-      clearTimeout(updateTimer);
-      clearTimeout(lingerTimer);
-    }
-
-    function maybeFinish() {
-      if (settled || !exit) return;
-      if (killedFor ? !killDone : !pipesClosed) return;
-      settled = true;
-      cleanup();
-      // background jobs may live on in the group: the reaper keeps it listed until they end
-      if (child.pid !== undefined && !signalGroup(child.pid, 0)) reaper.untrack(child.pid);
-      void Promise.all([output.finish(), sandbox?.finish()]).then(([out, hit]) => {
-        const end = bashResult({ out, exit: exit!, killedFor, hit, limits: ctx.sandbox?.limits, notes: [networkNote(sandbox?.networkProblem)], timeout: params.timeout, maxOutputBytes: maxOutput });
-        if (end.error) reject(end.error);
-        else resolve(end.output);
-      }, reject);
-    }
+/** Starts the script (in the sandbox, if any) in its own process group, listed with the reaper. */
+function spawnCommand(ctx: ToolContext, sandbox: SandboxRun | undefined, script: string): CommandChild {
+  const [file, ...args] = sandbox ? [sandbox.file, ...sandbox.args] : [shell(), "-c", script];
+  return spawnTracked(file, args, {
+    cwd: ctx.cwd,
+    env: ctx.env ?? toolEnvironment(process.env),
+    extraStdio: sandbox?.extraStdio,
+    beforeStart: sandbox && ((pid) => sandbox.beforeStart(pid)),
   });
 }

@@ -1,0 +1,56 @@
+// session/new, load, resume, list, close and delete: the sessions an editor starts, opens, lists
+// and ends. Sessions are the host's; the connection follows the ones it created or opened.
+import * as acp from "@agentclientprotocol/sdk";
+import { historyUpdates } from "./replay.js";
+import { BadCursor, pageOf } from "./session-pages.js";
+import { absolute, acpError, type ConnectionState } from "./connection-state.js";
+
+export async function newSession(cx: ConnectionState, params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
+  const s = cx.follow(await cx.host.create({ cwd: absolute(params.cwd) }));
+  cx.afterResponse(s.id);
+  return { sessionId: s.id, ...cx.described(s) };
+}
+
+export async function loadSession(cx: ConnectionState, params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
+  absolute(params.cwd);
+  const live = await cx.host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  const s = cx.follow(live);
+  // the whole active branch from the root, not only what the model sees after the last summary
+  for (const update of historyUpdates(live.file.branchPath(), { cwd: live.file.cwd, compaction: cx.features().compaction })) cx.send(s.id, update);
+  cx.afterResponse(s.id);
+  return cx.described(s);
+}
+
+export async function resumeSession(cx: ConnectionState, params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
+  absolute(params.cwd);
+  const live = await cx.host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  const s = cx.follow(live);
+  cx.afterResponse(s.id);
+  return cx.described(s);
+}
+
+export async function listSessions(cx: ConnectionState, params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+  if (params.cwd) absolute(params.cwd);
+  let paged: ReturnType<typeof pageOf>;
+  try {
+    paged = pageOf(await cx.host.list(params.cwd ?? undefined), params.cursor);
+  } catch (err) {
+    if (err instanceof BadCursor) throw acp.RequestError.invalidParams({ cursor: params.cursor }, err.message);
+    throw err;
+  }
+  const sessions = paged.page.map((x) => ({ sessionId: x.id, cwd: x.cwd, title: x.name ?? (x.firstMessage.slice(0, 80) || null), updatedAt: x.modified }));
+  return paged.nextCursor ? { sessions, nextCursor: paged.nextCursor } : { sessions };
+}
+
+export async function closeSession(cx: ConnectionState, params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+  const s = cx.get(params.sessionId);
+  cx.unfollow(s.id);
+  await cx.host.close(s.id).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  return {};
+}
+
+export async function deleteSession(cx: ConnectionState, params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+  cx.unfollow(params.sessionId);
+  await cx.host.delete(params.sessionId).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  return {};
+}
