@@ -2,6 +2,7 @@
 // it serves (provider-discovery.ts), and the models a session's settings make available.
 import type { Logger } from "pino";
 import { SCRIPTED_MODEL } from "../llm/models.js";
+import { DemoProvider, demoPace } from "../llm/demo-model.js";
 import { ScriptedProvider, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
@@ -17,7 +18,8 @@ export class HostModels {
 
   constructor(
     logger: Logger,
-    private readonly script: Script,
+    /** the offline model's script; without one, the demo model */
+    private readonly script: Script | undefined,
     private readonly env: () => NodeJS.ProcessEnv,
   ) {
     this.pool = new ProviderPool(logger);
@@ -30,8 +32,9 @@ export class HostModels {
 
   /** What one session's models are served by: the shared clients, and its own place in the offline script. */
   providersOfSession(providers: ReadonlyMap<string, ResolvedProvider>): (model: ModelInfo) => Provider {
-    let scripted: ScriptedProvider | undefined;
-    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= new ScriptedProvider(this.script)) : this.pool.providerFor(model, providers));
+    let scripted: Provider | undefined;
+    const offline = () => (this.script ? new ScriptedProvider(this.script) : new DemoProvider(demoPace(this.env())));
+    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= offline()) : this.pool.providerFor(model, providers));
   }
 
   /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */
