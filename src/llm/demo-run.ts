@@ -73,11 +73,24 @@ function noteWhatTheStepShows(run: DemoRun, step: DemoStep): void {
     const names = step.output.split("\n");
     if (!names.includes(NOTES)) run.notes = null;
   } else if (path !== NOTES || !step.ok) return;
-  else if (step.name === "read") run.notes = step.output.startsWith("[") && step.output.endsWith(" is empty]") ? "" : step.output;
+  else if (step.name === "read") run.notes = fileText(step.output);
   else if (step.name === "write" && typeof step.args.content === "string") run.notes = step.args.content;
   else if (step.name === "edit" && typeof run.notes === "string" && typeof step.args.oldText === "string" && typeof step.args.newText === "string") {
     run.notes = run.notes.replace(step.args.oldText, step.args.newText);
   }
+}
+
+/** The file's text from read's output: each line is "<number, right-aligned>\t<line>"; notes in [] after a blank line. */
+function fileText(output: string): string | undefined {
+  if (/^\[.* is empty\]$/.test(output)) return "";
+  const lines: string[] = [];
+  for (const line of output.split("\n")) {
+    const m = /^ *\d+\t(.*)$/.exec(line);
+    if (!m) break;
+    lines.push(m[1]);
+  }
+  // read shows a file's last line whether or not it ends with a newline; notes files do
+  return lines.length > 0 ? lines.join("\n") + "\n" : undefined;
 }
 
 export function failedStep(run: DemoRun): DemoStep | undefined {

@@ -12,7 +12,8 @@ export const DEMO_FILES: Record<string, string> = {
 
 const STARTER = "# Notes\n\nThings a session keeps:\n- messages\n- compaction\n- branch summaries\n";
 
-export const OFFLINE_HINT = "This is pith's offline demo model. To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or configure a provider, see `pith models`) and start pith again.";
+/** How to leave the demo for a real model (said by the demo's greeting, --mode json and text, the banner). */
+export const OFFLINE_HINT = "To use a real model, set ANTHROPIC_API_KEY or OPENAI_API_KEY (or configure a provider: see `pith models`) and start pith again.";
 
 type Turn = Omit<ScriptTurn, "usage" | "chunkSize" | "delayMs">;
 
@@ -92,6 +93,7 @@ function tidyTurn(run: DemoRun): Turn {
   if (run.notes === null && !didStep(run, "write", NOTES)) {
     return { text: `There is no ${NOTES} here yet, so I'll start one with a short, tidy list.`, toolCalls: [{ name: "write", arguments: { path: NOTES, content: STARTER } }] };
   }
+  if (run.notes === undefined && didStep(run, "read", NOTES)) return { text: `I could not make sense of what read showed of ${NOTES}, so I changed nothing.` };
   if (run.notes === undefined) return { text: `Reading ${NOTES}.`, toolCalls: [{ name: "read", arguments: { path: NOTES } }] };
   const notes = run.notes ?? "";
   const tidy = tidyNotes(notes);
@@ -120,7 +122,7 @@ function lookTurn(run: DemoRun): Turn {
 export function nextDemoTurn(run: DemoRun): Turn {
   if (run.steer !== undefined) return steerTurn(run, run.steer);
   if (failedStep(run)) return failureReply(run);
-  if (run.prompt === "" || GREETING.test(run.prompt)) return { text: `Hello! ${OFFLINE_HINT} Offline, I can show what pith does on one small job: try "Tidy up the notes".` };
+  if (run.prompt === "" || GREETING.test(run.prompt)) return { text: `Hello! I'm pith's offline demo model. ${OFFLINE_HINT} Offline, I can show what pith does on one small job: try "Tidy up the notes".` };
   if (LOOK.test(run.prompt) && !/\b(tidy|clean|fix)\b/i.test(run.prompt)) return lookTurn(run);
   return tidyTurn(run);
 }
