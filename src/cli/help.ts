@@ -52,9 +52,9 @@ The session store (serve, --mode rpc | json, acp, list, store):
   --trusted-network  (serve, --mode rpc: allow plain ws:// links to other machines)
   --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
   takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
-Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
+Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_LOG_FORMAT (json|pretty), PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
 ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL (with neither key nor a model in settings,
-sessions run the offline scripted demo), PITH_STORE,
+sessions run the offline demo model; PITH_DEMO_PACE_MS its pace), PITH_STORE,
 PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
 options; an option wins over its variable)`;
 
