@@ -80,6 +80,7 @@ function steerTurn(run: DemoRun, steer: string): Turn {
     const notes = run.notes.endsWith("\n") ? run.notes : run.notes + "\n";
     return { text: `You asked: "${steer}". Changing course: I'll add that to ${NOTES} first.`, toolCalls: [{ name: "edit", arguments: { path: NOTES, oldText: run.notes, newText: `${notes}${line}\n` } }] };
   }
+  if (run.notes === null) return { text: `You asked: "${steer}". Changing course: I'll start ${NOTES} with that in it.`, toolCalls: [{ name: "write", arguments: { path: NOTES, content: `${STARTER}${line}\n` } }] };
   return { text: `You asked: "${steer}". I'll keep it in mind: ${NOTES} is not read yet, so I'll read it first.`, toolCalls: [{ name: "read", arguments: { path: NOTES } }] };
 }
 
