@@ -68,21 +68,27 @@ export const COMMAND_USAGE: Record<CommandName, string> = {
                   [--allow-origin O]... [--stdio] [--idle-unload S] [tool and store options]
 The daemon over WebSocket at /rpc, with the web UI at /. The token: --token-file F, PITH_TOKEN,
 else $PITH_HOME/token (kept across restarts; pith token --rotate makes a new one).
-${TOOL_FLAGS}`,
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
   "--mode rpc": `usage: pith --mode rpc [tool and store options]
 The daemon over stdin/stdout: JSON-RPC 2.0, one message per line (protocol/PROTOCOL.md).
-${TOOL_FLAGS}`,
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
   "--mode json": `usage: pith --mode json ${RUN} "prompt"
 Runs one prompt headless: the session header, every event as a JSON line on stdout, then one
 {"type":"result","stopReason","text","usage","cost"} line. Exit 0 when the run ends normally.
-${TOOL_FLAGS}`,
+<session>: a session file, id or its first 8 characters.
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
   "--mode text": `usage: pith -p "prompt" | pith --mode text ${RUN} "prompt"
 Runs one prompt: the final reply on stdout, one line per tool call on stderr. Exit 0 when the
-run ends normally.
-${TOOL_FLAGS}`,
+run ends normally. <session>: a session file, id or its first 8 characters.
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
   acp: `usage: pith acp [tool and store options]
 The Agent Client Protocol over stdin/stdout, for editors (docs/acp.md).
-${TOOL_FLAGS}`,
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
   demo: `usage: pith demo
 The offline demo: makes a scratch project under $PITH_HOME, runs "Tidy up the notes" on it with
 the offline model and streams the reply; then shows how to look at the session it made.`,

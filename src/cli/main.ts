@@ -1,6 +1,6 @@
 // `pith` command line: the daemon modes (serve, --mode rpc | json, acp) and a few commands over the
 // session store. Each command takes its own flags (args.ts); a usage error exits 2.
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Settings } from "../host/settings.js";
 import { createAcpLogger, createLogger, type Logger } from "../log/logger.js";
@@ -153,10 +153,6 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
         return 0;
       }
       case "list": {
-        if (o.cwd !== undefined && !(existsSync(o.cwd) && statSync(o.cwd).isDirectory())) {
-          process.stderr.write(`pith: --cwd ${o.cwd}: no such directory\n`);
-          return 1;
-        }
         let sessions: SessionSummary[];
         if (o.store.kind === "file") sessions = listSessions(defaultSessionsDir(), { cwd: o.cwd });
         else {
@@ -168,7 +164,11 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
           }
         }
         if (json) process.stdout.write(JSON.stringify({ sessions }) + "\n");
-        else if (sessions.length === 0) process.stdout.write(`no sessions ${o.cwd ? `of ${resolve(o.cwd)} ` : ""}in ${describeStore(o.store, defaultSessionsDir())}\n`);
+        else if (sessions.length === 0) {
+          // (a directory that is gone may still have sessions: it is looked for, then said to be gone)
+          const gone = o.cwd !== undefined && !existsSync(o.cwd) ? " (no such directory)" : "";
+          process.stdout.write(`no sessions ${o.cwd ? `of ${resolve(o.cwd)}${gone} ` : ""}in ${describeStore(o.store, defaultSessionsDir())}\n`);
+        }
         else for (const s of sessions) process.stdout.write(`${s.modified}  ${s.messageCount.toString().padStart(5)} msgs  ${s.name ?? s.firstMessage.slice(0, 60)}\n    ${s.file}\n`);
         return 0;
       }
