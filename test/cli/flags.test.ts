@@ -86,6 +86,7 @@ const TABLE: { name: string; words: string[]; args: string[]; flags: string[] }[
   { name: "serve", words: ["serve"], args: [], flags: ["--host", "--port", "--token", "--token-file", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE, ...LINK] },
   { name: "--mode rpc", words: ["--mode", "rpc"], args: [], flags: [...TOOLS, ...STORE, ...NODE, ...LINK] },
   { name: "--mode json", words: ["--mode", "json"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE] },
+  { name: "--mode text", words: ["--mode", "text"], args: ["hello"], flags: ["--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE] },
   { name: "acp", words: ["acp"], args: [], flags: [...TOOLS, ...STORE, ...NODE] },
   { name: "demo", words: ["demo"], args: [], flags: [] },
   { name: "tree", words: ["tree"], args: ["f.jsonl"], flags: ["--json"] },
@@ -112,7 +113,7 @@ test("each command takes exactly its own flags: every other flag is refused, nam
           assert.deepEqual(p.args, c.args);
           if (!SWITCHES.has(flag)) assert.equal(p.str(flag), VALUE[flag]);
         }
-      } else assert.deepEqual(p, { kind: "error", message: `${c.name} does not take ${flag}` }, argv.join(" "));
+      } else assert.deepEqual(p, { kind: "error", message: `${c.name} does not take ${flag}`, command: c.name }, argv.join(" "));
     }
     // all its flags at once, before the command words too; --flag=value as well
     const all = c.flags.flatMap((f) => (SWITCHES.has(f) ? [f] : [`${f}=${VALUE[f]}`]));
