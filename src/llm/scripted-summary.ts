@@ -62,10 +62,10 @@ export function scriptedSummary(prompt: string): string {
     const open = result ? [...calls].reverse().find((c) => c.name === result[1] && c.failed === undefined) : undefined;
     if (open) open.failed = oneLine(body, 120);
   }
-  const done = [...sectionItems(previous, "### Done").map((l) => l.slice(2)), ...calls.filter((c) => !c.failed).map((c) => `[x] ${describe(c)}`)];
+  const done = [...sectionItems(previous, "Done").map((l) => l.slice(2)), ...calls.filter((c) => !c.failed).map((c) => `[x] ${describe(c)}`)];
   const blocked = calls.filter((c) => c.failed).map((c) => `${describe(c).replace(/^\w+/, (v) => `could not ${c.name}`)}: ${c.failed}`);
   const files = [...new Set(calls.map((c) => c.path).filter((p): p is string => p !== undefined && p !== "."))];
-  const goalLines = [...sectionItems(previous, "## Goal").map((l) => l.slice(2)), ...goals].filter((g, i, all) => g && all.indexOf(g) === i);
+  const goalLines = [...sectionItems(previous, "Goal").map((l) => l.slice(2)), ...goals].filter((g, i, all) => g && all.indexOf(g) === i);
   const list = (xs: string[], none = "(none)") => (xs.length ? xs.map((x) => `- ${x}`).join("\n") : `- ${none}`);
   return [
     "## Goal",
