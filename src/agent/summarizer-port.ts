@@ -2,13 +2,18 @@
 // the reply. Failures are thrown as the provider classified them (an overflow makes compaction
 // split the request; anything else makes it fall back to the extractive summary).
 import type { SummarizerPort, SummarizerRequest } from "../compaction/summarizer.js";
+import { scriptedSummary } from "../llm/scripted-summary.js";
 import { ProviderError, type ModelInfo, type Provider } from "../llm/types.js";
 
 export function providerSummarizer(provider: Provider, model: ModelInfo): SummarizerPort {
   if (provider.name === "scripted") {
+    // the offline model writes its notes from the transcript, without a model (llm/scripted-summary.ts)
     return {
-      async summarize() {
-        throw new ProviderError({ errorClass: "fatal", message: "the scripted provider writes no summaries" });
+      async summarize(request: SummarizerRequest, signal: AbortSignal, onDelta?: (text: string) => void): Promise<string> {
+        if (signal.aborted) throw new ProviderError({ errorClass: "aborted", message: "request aborted" });
+        const text = scriptedSummary(request.prompt);
+        for (let i = 0; i < text.length; i += 64) onDelta?.(text.slice(i, i + 64));
+        return text;
       },
     };
   }

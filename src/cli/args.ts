@@ -2,6 +2,7 @@
 // arguments. An unknown flag, a flag of another command, a valued flag without its value, or an
 // argument too many is a usage error, never silently ignored. --help, --version and --log-level
 // go anywhere. `--` ends the flags (what follows is arguments, e.g. a prompt that starts with --).
+// Two short forms: -h (--help) and -p (--print: the prompt's reply as plain text, --mode text).
 
 /** A switch (--stdio), a flag with a value (--port 7777 or --port=7777), or one that repeats. */
 type FlagKind = "switch" | "value" | "repeated";
@@ -11,6 +12,7 @@ const FLAGS: Record<string, FlagKind> = {
   "--version": "switch",
   "--log-level": "value",
   "--mode": "value",
+  "--print": "switch",
   "--json": "switch",
   "--cwd": "value",
   "--host": "value",
@@ -57,7 +59,7 @@ const NODE = ["--workspace-root"];
  */
 const LINK = ["--tls-ca", "--trusted-network"];
 
-export type CommandName = "serve" | "--mode rpc" | "--mode json" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models";
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "--mode text" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models";
 
 interface CommandSpec {
   flags: readonly string[];
@@ -73,10 +75,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   serve: { flags: ["--host", "--port", "--token", "--token-file", "--tls-cert", "--tls-key", "--allow-origin", "--stdio", "--idle-unload", ...TOOLS, ...STORE, ...NODE, ...LINK], ...NONE },
   "--mode rpc": { flags: ["--mode", ...TOOLS, ...STORE, ...NODE, ...LINK], ...NONE },
   "--mode json": { flags: ["--mode", "--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE], args: [0, Infinity], argsError: "" },
+  "--mode text": { flags: ["--mode", "--print", "--session", "--continue", "--model", ...TOOLS, ...STORE, ...NODE], args: [0, Infinity], argsError: "" },
   acp: { flags: [...TOOLS, ...STORE, ...NODE], ...NONE },
   demo: { flags: [], ...NONE },
-  tree: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },
-  context: { flags: ["--json"], args: [1, 1], argsError: "takes one session file" },
+  tree: { flags: ["--json"], args: [1, 1], argsError: "takes one session (a file, an id or its first 8 characters)" },
+  context: { flags: ["--json"], args: [1, 1], argsError: "takes one session (a file, an id or its first 8 characters)" },
   list: { flags: ["--cwd", "--json", ...STORE], ...NONE },
   "store import": { flags: [...STORE], args: [1, Infinity], argsError: "needs at least one session file" },
   "store export": { flags: ["--out", ...STORE], args: [1, 1], argsError: "takes one session id" },
@@ -100,11 +103,13 @@ export interface Tokens {
   problem?: string;
 }
 
+const SHORT: Record<string, string> = { "-h": "--help", "-p": "--print" };
+
 export function tokenize(argv: readonly string[]): Tokens {
   const t: Tokens = { args: [], flags: new Map(), repeated: new Map() };
   const problem = (p: string) => (t.problem ??= p);
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = SHORT[argv[i]] ?? argv[i];
     if (a === "--") {
       t.args.push(...argv.slice(i + 1));
       break;
@@ -133,9 +138,11 @@ export function tokenize(argv: readonly string[]): Tokens {
 }
 
 export type Parsed =
-  | { kind: "help" }
+  /** with a command: that command's own help */
+  | { kind: "help"; command?: CommandName }
   | { kind: "version" }
-  | { kind: "error"; message: string }
+  /** with a command: the usage to show under the message */
+  | { kind: "error"; message: string; command?: CommandName }
   | {
       kind: "command";
       command: CommandName;
@@ -150,8 +157,12 @@ const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "mode
 
 function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
   const mode = t.flags.get("--mode");
+  if (t.flags.has("--print")) {
+    if (mode !== undefined && mode !== "text") return `-p prints the reply as text: it does not go with --mode ${String(mode)}`;
+    return { command: "--mode text", args: t.args };
+  }
   if (typeof mode === "string") {
-    if (mode !== "rpc" && mode !== "json") return `unknown mode: ${mode} (rpc or json)`;
+    if (mode !== "rpc" && mode !== "json" && mode !== "text") return `unknown mode: ${mode} (rpc, json or text)`;
     return { command: `--mode ${mode}`, args: t.args };
   }
   const [first = "demo", ...rest] = t.args;
@@ -166,22 +177,32 @@ function commandOf(t: Tokens): { command: CommandName; args: string[] } | string
   return { command: plain, args: rest };
 }
 
+/** The command whose help is asked for: none (the whole page) when no command is named. */
+function helpFor(t: Tokens): CommandName | undefined {
+  if (t.args.length === 0 && !t.flags.has("--mode") && !t.flags.has("--print")) return undefined;
+  const chosen = commandOf(t);
+  return typeof chosen === "string" ? undefined : chosen.command;
+}
+
 /** The command the line asks for with its arguments and flags, or what is wrong with it. */
 export function parseCommandLine(argv: readonly string[]): Parsed {
   const t = tokenize(argv);
-  if (t.flags.has("--help") || t.args[0] === "help") return { kind: "help" };
+  if (t.args[0] === "help") return { kind: "help", command: helpFor({ ...t, args: t.args.slice(1) }) };
+  if (t.flags.has("--help")) return { kind: "help", command: helpFor(t) };
   if (t.flags.has("--version")) return { kind: "version" };
-  if (t.problem) return { kind: "error", message: t.problem };
   const chosen = commandOf(t);
+  const known = typeof chosen === "string" ? undefined : chosen.command;
+  if (t.problem) return { kind: "error", message: t.problem, command: known };
   if (typeof chosen === "string") return { kind: "error", message: chosen };
   const { command, args } = chosen;
   const spec = COMMANDS[command];
+  const error = (message: string): Parsed => ({ kind: "error", message, command });
   for (const name of t.flags.keys()) {
-    if (!GLOBAL.includes(name) && !spec.flags.includes(name)) return { kind: "error", message: `${command} does not take ${name}` };
+    if (!GLOBAL.includes(name) && !spec.flags.includes(name)) return error(`${command} does not take ${name}`);
   }
   const [min, max] = spec.args;
-  if (args.length < min) return { kind: "error", message: `${command} ${spec.argsError}` };
-  if (args.length > max) return { kind: "error", message: `${command} ${spec.argsError}; unexpected: ${args.slice(max).join(" ")}` };
+  if (args.length < min) return error(`${command} ${spec.argsError}`);
+  if (args.length > max) return error(`${command} ${spec.argsError}; unexpected: ${args.slice(max).join(" ")}`);
   const str = (name: string) => {
     const v = t.flags.get(name);
     return typeof v === "string" ? v : undefined;

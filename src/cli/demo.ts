@@ -1,35 +1,57 @@
-// `pith demo`: shows the store at work without any model. Until the daemon lands this is what
-// `npm start` runs: it writes a small session, branches it, and reopens it to show that the
-// tree, the labels and the active leaf all come back from the file.
+// `pith demo`: the offline demo, to watch. It makes a scratch project of its own (a temporary
+// folder with a messy notes.md), runs "Tidy up the notes" there with the offline model whatever
+// keys are set, and streams the reply as it comes: text on stdout, one line per tool call. Then
+// it says what to try next, in commands that work from any directory.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Logger } from "pino";
-import { emptyUsage, type AssistantMessage } from "../messages/types.js";
-import { SessionFile, defaultSessionsDir } from "../session/index.js";
-import { formatContext, formatTree } from "./format.js";
+import type { SessionEvent } from "../host/event-buffer.js";
+import { DEMO_FILES, OFFLINE_HINT } from "../llm/demo-script.js";
+import { SCRIPTED_MODEL } from "../llm/models.js";
+import { exitCodeOf, runPrompt } from "./run-prompt.js";
 
-function assistant(content: AssistantMessage["content"], stopReason: AssistantMessage["stopReason"]): AssistantMessage {
-  return { role: "assistant", content, api: "anthropic-messages", provider: "scripted", model: "demo", usage: emptyUsage(), stopReason, timestamp: Date.now() };
-}
+export const DEMO_PROMPT = "Tidy up the notes";
 
-export function runDemo(log: Logger): void {
-  const session = SessionFile.create({ cwd: process.cwd(), sessionsDir: defaultSessionsDir() });
-  log.debug({ file: session.file }, "demo session created");
-  const ask = session.appendMessage({ role: "user", content: "What does package.json say about the tests?", timestamp: Date.now() });
-  const call = assistant([{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "package.json" } }], "toolUse");
-  session.appendMessage(call);
-  session.appendMessage({ role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: '{ "scripts": { "test": "node scripts/run-tests.mjs" } }' }], isError: false, timestamp: Date.now() });
-  const answer = session.appendMessage(assistant([{ type: "text", text: "`npm test` runs every test file through node's test runner." }], "stop"), { sync: true });
-  session.setLabel(answer.id, "first answer");
-  // go back to the first question and take another path from there
-  session.branch(ask.id);
-  session.appendMessage({ role: "user", content: "Actually, what is the start script?", timestamp: Date.now() });
-  session.appendMessage(assistant([{ type: "text", text: "`npm start` runs this demo for now." }], "stop"), { sync: true });
-  session.branch(answer.id);
-  session.close();
-
-  const reopened = SessionFile.open(session.file, { readOnly: true });
-  process.stdout.write(`session file: ${reopened.file}\n\ntree (* = active leaf, restored from the file):\n`);
-  process.stdout.write(formatTree(reopened.tree()));
-  process.stdout.write(`\ncontext for the active leaf:\n${formatContext(reopened.buildContext())}`);
-  process.stdout.write(`\ntry: bin/pith tree ${reopened.file}\n`);
-  reopened.close();
+export async function runDemo(log: Logger): Promise<number> {
+  const cwd = mkdtempSync(join(tmpdir(), "pith-demo-"));
+  for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
+  const out = (text: string) => process.stdout.write(text);
+  const args = new Map<string, unknown>();
+  let inText = false;
+  const endText = () => {
+    if (inText) out("\n");
+    inText = false;
+  };
+  out(`pith demo: the offline demo model at work in a scratch project, ${cwd}\n(${OFFLINE_HINT})\n\n> ${DEMO_PROMPT}\n\n`);
+  const outcome = await runPrompt({ log, prompt: DEMO_PROMPT, continueLast: false, cwd, model: SCRIPTED_MODEL.id }, {
+    opened() {},
+    event(e: SessionEvent) {
+      const delta = e.type === "message_update" ? (e.delta as { type?: string; text?: string } | undefined) : undefined;
+      if (delta?.type === "text" && delta.text) {
+        out(delta.text);
+        inText = true;
+      } else if (e.type === "tool_execution_start") args.set(String(e.toolCallId), e.args);
+      else if (e.type === "tool_execution_end") {
+        endText();
+        const a = args.get(String(e.toolCallId)) as { path?: unknown; command?: unknown } | undefined;
+        const what = typeof a?.path === "string" ? a.path : typeof a?.command === "string" ? a.command : "";
+        out(`  ${e.isError ? "✗" : "✓"} ${String(e.toolName)} ${what}\n`);
+      } else if (e.type === "message_end") endText();
+    },
+  });
+  if (!outcome) return 1;
+  const id = outcome.sessionId.slice(0, 8);
+  out(
+    [
+      "",
+      `The session is stored; look at it from any directory:`,
+      `  pith tree ${id}      its entries, branches and the active leaf`,
+      `  pith context ${id}   what the model sees`,
+      `  pith serve              the web UI: steer, abort and compact while it runs`,
+      `  cd ${cwd} && pith -p "Check the notes"`,
+      "",
+    ].join("\n"),
+  );
+  return exitCodeOf(outcome);
 }

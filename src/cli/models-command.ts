@@ -2,7 +2,6 @@
 // server answered, then each model with its window and where the window comes from. Read from
 // the settings in effect for the current directory, as a session started here would see them.
 import { createLogger } from "../log/logger.js";
-import { DEMO_SCRIPT } from "../llm/demo-script.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
 import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
 import { HostModels } from "../host/host-models.js";
@@ -17,7 +16,7 @@ export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd
     process.stderr.write(`pith: ${(err as Error).message}\n`);
     return 1;
   }
-  const sources = new HostModels(createLogger("silent"), DEMO_SCRIPT, () => env);
+  const sources = new HostModels(createLogger("silent"), undefined, () => env);
   try {
     const states = await sources.states(settings, o.refresh);
     const { providers, resolver, offline } = sources.for(settings);

@@ -1,8 +1,10 @@
 // The daemon's side of models: one client per provider (provider-pool.ts), what each server says
 // it serves (provider-discovery.ts), and the models a session's settings make available.
+import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
 import { SCRIPTED_MODEL } from "../llm/models.js";
-import { ScriptedProvider, type Script } from "../llm/scripted.js";
+import { DemoProvider, demoPace } from "../llm/demo-model.js";
+import { ScriptedProvider, scriptSchema, type Script } from "../llm/scripted.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
 import type { ResolvedProvider } from "../llm/provider-config.js";
@@ -11,13 +13,24 @@ import { ProviderPool } from "./provider-pool.js";
 import { sessionModels, type SessionModels } from "./session-models.js";
 import type { Settings } from "./settings.js";
 
+/**
+ * PITH_OFFLINE_SCRIPT: a JSON file of scripted turns ({"turns": [...]}, llm/scripted.ts) the
+ * offline model replays instead of the demo's own steps: for frontend work and tests that need
+ * the same turns every time. A file that cannot be read or parsed is an error the session reports.
+ */
+function scriptFromFile(file: string | undefined): Script | undefined {
+  if (!file) return undefined;
+  return scriptSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+}
+
 export class HostModels {
   private readonly pool: ProviderPool;
   private readonly discovery = new ProviderDiscovery();
 
   constructor(
     logger: Logger,
-    private readonly script: Script,
+    /** the offline model's script; without one, the demo model */
+    private readonly script: Script | undefined,
     private readonly env: () => NodeJS.ProcessEnv,
   ) {
     this.pool = new ProviderPool(logger);
@@ -30,8 +43,12 @@ export class HostModels {
 
   /** What one session's models are served by: the shared clients, and its own place in the offline script. */
   providersOfSession(providers: ReadonlyMap<string, ResolvedProvider>): (model: ModelInfo) => Provider {
-    let scripted: ScriptedProvider | undefined;
-    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= new ScriptedProvider(this.script)) : this.pool.providerFor(model, providers));
+    let scripted: Provider | undefined;
+    const offline = () => {
+      const script = this.script ?? scriptFromFile(this.env().PITH_OFFLINE_SCRIPT);
+      return script ? new ScriptedProvider(script) : new DemoProvider(demoPace(this.env()));
+    };
+    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= offline()) : this.pool.providerFor(model, providers));
   }
 
   /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */

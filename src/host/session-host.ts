@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
-import { DEMO_FILES, DEMO_SCRIPT } from "../llm/demo-script.js";
+import { DEMO_FILES } from "../llm/demo-script.js";
 import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
@@ -35,7 +35,7 @@ export interface HostOptions {
   /** where sessions live (default: the file store over sessionsDir) */
   store?: SessionStore;
   logger: Logger;
-  /** the offline script (default: the demo) */
+  /** the offline script (default: the demo model) */
   script?: Script;
   /**
    * where the user's settings.json lives ($PITH_HOME) and the providers' keys (ANTHROPIC_API_KEY,
@@ -68,7 +68,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
-    this.modelSources = new HostModels(options.logger, options.script ?? DEMO_SCRIPT, () => this.env);
+    this.modelSources = new HostModels(options.logger, options.script, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
     if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
     this.warnIfUnsandboxed();

@@ -21,7 +21,7 @@ export const DEFAULT_MODEL_ID = "claude-sonnet-5-5";
 export const SCRIPTED_MODEL: ModelInfo = {
   id: "scripted",
   provider: "scripted",
-  name: "Scripted (offline)",
+  name: "Offline demo (scripted; set an API key for a real model)",
   contextWindow: 32_000,
   maxOutputTokens: 8_000,
   pricing: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },

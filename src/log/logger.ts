@@ -1,4 +1,7 @@
 // pino to stderr, synchronously: stdout is reserved for protocol output (JSON-RPC, --mode json).
+// On a terminal each record is one human line (time, level, message, fields); piped, or with
+// PITH_LOG_FORMAT=json, the usual JSON lines for a log collector. PITH_LOG_FORMAT=pretty forces
+// the human lines.
 import { writeSync } from "node:fs";
 import pino, { type DestinationStream, type Logger } from "pino";
 
@@ -6,9 +9,45 @@ export type { Logger };
 
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
-export function createLogger(level: string | undefined = process.env.PITH_LOG_LEVEL): Logger {
+export function createLogger(level: string | undefined = process.env.PITH_LOG_LEVEL, format: string | undefined = process.env.PITH_LOG_FORMAT): Logger {
   const chosen = level && LEVELS.has(level) ? level : "info";
-  return pino({ name: "pith", level: chosen }, pino.destination({ dest: 2, sync: true }));
+  const human = format === "pretty" || (format !== "json" && process.stderr.isTTY === true);
+  return pino({ name: "pith", level: chosen }, human ? humanLines(2) : pino.destination({ dest: 2, sync: true }));
+}
+
+const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+/** pino's own fields, said by the line's layout instead */
+const OWN = new Set(["level", "time", "pid", "hostname", "name", "msg", "err", "v"]);
+
+function fieldText(v: unknown): string {
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > 200 ? s.slice(0, 199) + "…" : s;
+}
+
+/** `12:34:56 WARN  message key=value … (error's message)`, one line a record, written synchronously. */
+function humanLines(fd: number): DestinationStream {
+  return {
+    write(record: string) {
+      let line = record.trimEnd();
+      try {
+        const r = JSON.parse(record) as Record<string, unknown> & { err?: { message?: unknown } };
+        const time = new Date(typeof r.time === "number" ? r.time : Date.now()).toTimeString().slice(0, 8);
+        const level = (LEVEL_NAMES[r.level as number] ?? String(r.level)).padEnd(5);
+        const fields = Object.entries(r)
+          .filter(([k]) => !OWN.has(k))
+          .map(([k, v]) => `${k}=${fieldText(v)}`);
+        const cause = typeof r.err?.message === "string" ? ` (${r.err.message})` : "";
+        line = `${time} ${level} ${String(r.msg ?? "")}${fields.length ? "  " + fields.join(" ") : ""}${cause}`.replace(/\s*[\r\n]+\s*/g, " ");
+      } catch {
+        // not JSON: write it as it came
+      }
+      try {
+        writeSync(fd, line + "\n");
+      } catch {
+        // stderr gone: nothing to say it to
+      }
+    },
+  };
 }
 
 /**

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { z } from "zod";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
-import { DEMO_FILES, DEMO_SCRIPT } from "../../src/llm/demo-script.js";
+import { NOTES_FILES, NOTES_SCRIPT } from "../support/notes-script.js";
 import { SCRIPTED_MODEL } from "../../src/llm/models.js";
 import { ScriptedProvider, type Script } from "../../src/llm/scripted.js";
 import type { ToolResultMessage } from "../../src/messages/types.js";
@@ -19,7 +19,7 @@ import { isRunning } from "../tools/helpers.js";
 
 function setup(t: Parameters<typeof tempDir>[0], script: Script, extra: Partial<AgentOptions> = {}) {
   const cwd = tempDir(t, "pith-agent-cwd-");
-  for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
+  for (const [name, content] of Object.entries(NOTES_FILES)) writeFileSync(join(cwd, name), content);
   const session = SessionFile.create({ cwd, sessionsDir: tempDir(t, "pith-agent-sessions-") });
   t.after(() => session.close());
   const agent = new Agent({ session, provider: new ScriptedProvider(script), model: SCRIPTED_MODEL, tools: createCodingTools(), systemPrompt: "test", toolContext: { cwd }, ...extra });
@@ -31,7 +31,7 @@ function setup(t: Parameters<typeof tempDir>[0], script: Script, extra: Partial<
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
 
 test("the demo script runs end to end: read, edit, bash, write, each result stored after its call", async (t) => {
-  const { cwd, session, agent, events } = setup(t, { turns: DEMO_SCRIPT.turns.slice(0, 5) });
+  const { cwd, session, agent, events } = setup(t, { turns: NOTES_SCRIPT.turns.slice(0, 5) });
   const result = await agent.run({ text: "Tidy up the notes" });
   assert.equal(result.stopReason, "stop");
   assert.equal(result.error, undefined);

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { WebSocket } from "ws";
 import {
@@ -26,6 +27,7 @@ import {
 } from "../../clients/ts/index.js";
 import { connectBrowserWebSocket, tokenFromHash, type BrowserWebSocketConstructor } from "../../clients/ts/browser.js";
 import "../support/fresh-dist.js"; // the real-daemon tests run bin/pith: importing it builds dist/ when it is stale
+import { NOTES_SCRIPT } from "../support/notes-script.js";
 import { tempDir } from "../support/tmp.js";
 
 const NOTES = "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n";
@@ -224,7 +226,10 @@ function places(t: TestContext) {
   const home = tempDir(t, "pith-client-home-");
   const cwd = realpathSync(tempDir(t, "pith-client-cwd-"));
   writeFileSync(`${cwd}/notes.md`, NOTES);
-  const env = { ...process.env, PITH_HOME: home, ANTHROPIC_API_KEY: "" };
+  // the fixed notes script (a long write that makes the first run compact), not the demo model's own steps
+  const script = join(home, "notes-script.json");
+  writeFileSync(script, JSON.stringify(NOTES_SCRIPT));
+  const env = { ...process.env, PITH_HOME: home, ANTHROPIC_API_KEY: "", PITH_OFFLINE_SCRIPT: script };
   return { home, cwd, env };
 }
 

@@ -37,6 +37,7 @@ after(async () => {
 interface Checked {
   header: Json;
   events: Json[];
+  result: Json;
 }
 
 /** Checks stdout line by line and returns the header and the events. */
@@ -50,7 +51,9 @@ function checkLines(stdout: string): Checked {
       assert.fail(`line ${i + 1} is not JSON: ${l.slice(0, 200)}`);
     }
   });
-  const [header, ...events] = parsed;
+  const [header, ...rest] = parsed;
+  const result = rest.pop();
+  const events = rest;
   assert.equal(header.type, "session", "line 1 is the session header");
   assert.ok(SessionHeader.safeParse(header).success, JSON.stringify(header));
   assert.equal(header.version, 3);
@@ -65,7 +68,19 @@ function checkLines(stdout: string): Checked {
   assert.equal(events.at(-1).type, "agent_end", "agent_end is the last line");
   assert.equal(events.filter((e) => e.type === "agent_end").length, 1);
   assert.equal(events[0].type, "agent_start");
-  return { header, events };
+  // the last line: the run's result, as other agents' json modes end
+  const end = events.at(-1);
+  assert.deepEqual(Object.keys(result).slice(0, 6), ["type", "sessionId", "stopReason", "text", "usage", "cost"], JSON.stringify(result));
+  assert.equal(result.type, "result");
+  assert.equal(result.sessionId, header.id);
+  assert.equal(result.stopReason, end.stopReason);
+  assert.deepEqual(result.usage, end.usage);
+  assert.equal(result.cost, end.usage.cost.total);
+  const replies = events.filter((e) => e.type === "message_end" && e.message.role === "assistant");
+  const lastText = (replies.at(-1)?.message.content ?? []).filter((b: Json) => b.type === "text").map((b: Json) => b.text).join("");
+  assert.equal(result.text, lastText, "the final reply's text");
+  assert.equal(result.error, end.error?.message);
+  return { header, events, result };
 }
 
 function sessionFiles(): string[] {
@@ -83,9 +98,11 @@ test("a prompt with a tool: exit 0, the header then every event, agent_end stop 
   fake.enqueue(toolUseReply("read", { path: "a.txt" }, { text: "Reading." }), textReply("It says hello."));
   const r = await runPith(["--mode", "json", "what does a.txt say?"], { home, fake, cwd });
   assert.equal(r.code, 0, show(r));
-  const { header, events } = checkLines(r.stdout);
+  const { header, events, result } = checkLines(r.stdout);
   assert.equal(header.cwd, cwd);
   assert.equal(events.at(-1).stopReason, "stop");
+  assert.equal(result.text, "It says hello.");
+  assert.ok(!events.some((e) => e.type === "notice"), "no offline notice with a real model");
   const types = events.map((e) => e.type);
   for (const ty of ["message_start", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "turn_end", "usage_update"]) assert.ok(types.includes(ty), `${ty} is printed`);
   const toolEnd = events.find((e) => e.type === "tool_execution_end");
@@ -166,12 +183,14 @@ test("bad usage exits 2 with nothing on stdout: no prompt, a blank prompt, --ses
   for (const r of runs) {
     assert.equal(r.code, 2, show(r));
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, /pith: /);
+    assert.match(r.stderr, /^pith: /);
+    assert.ok(r.stderr.trimEnd().split("\n").length <= 12, show(r));
   }
-  assert.match(runs[0].stderr, /needs a prompt/);
+  assert.match(runs[0].stderr, /a prompt is needed/);
   const missing = await runPith(["--mode", "json", "--session", join(home, "nope.jsonl"), "hi"], { home, fake, cwd });
   assert.equal(missing.code, 1, show(missing));
   assert.equal(missing.stdout, "");
-  assert.match(missing.stderr, /-32010/);
+  // a sentence, not a code
+  assert.equal(missing.stderr, `pith: no such session file: ${join(home, "nope.jsonl")}\n`);
   assert.equal(fake.requests.filter((q) => q.body.messages?.some((m: Json) => JSON.stringify(m).includes('"hi"'))).length, 0, "no model call");
 });

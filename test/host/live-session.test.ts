@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { ErrorCode, HostError } from "../../src/host/errors.js";
 import type { SessionEvent } from "../../src/host/event-buffer.js";
 import { SessionHost } from "../../src/host/session-host.js";
-import { DEMO_FILES, DEMO_SCRIPT } from "../../src/llm/demo-script.js";
+import { NOTES_FILES, NOTES_SCRIPT } from "../support/notes-script.js";
 import type { Script } from "../../src/llm/scripted.js";
 import { createLogger } from "../../src/log/logger.js";
 import { SessionFile } from "../../src/session/index.js";
@@ -21,12 +21,12 @@ function only<T extends SessionEvent["type"]>(e: SessionEvent | undefined, type:
   return e as Extract<SessionEvent, { type: T }>;
 }
 
-function host(t: Parameters<typeof tempDir>[0], script: Script = DEMO_SCRIPT) {
+function host(t: Parameters<typeof tempDir>[0], script: Script = NOTES_SCRIPT) {
   const home = tempDir(t, "pith-host-home-");
   const h = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), script, env: { PITH_HOME: home }, retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 50 } });
   t.after(() => h.shutdown());
   const cwd = tempDir(t, "pith-host-cwd-");
-  for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
+  for (const [name, content] of Object.entries(NOTES_FILES)) writeFileSync(join(cwd, name), content);
   return { h, cwd };
 }
 
@@ -61,7 +61,13 @@ test("the demo run: tools, then an automatic compaction inside the run, agent_en
   const compactionEnd = only(events[end], "compaction_end");
   assert.equal(compactionEnd.reason, "threshold");
   assert.equal(compactionEnd.aborted, false);
-  assert.match(String((compactionEnd.fallback as { reason: string }).reason), /scripted provider writes no summaries/);
+  // the offline model writes real notes: no fallback, the summary tells the goal, the work and the files
+  assert.equal(compactionEnd.fallback, undefined, JSON.stringify(compactionEnd.fallback));
+  const result = compactionEnd.result as { summary: string; details?: Record<string, unknown> };
+  assert.equal(result.details?.fallback, undefined);
+  assert.match(result.summary, /## Goal\n- Tidy up the notes/);
+  assert.match(result.summary, /### Done\n- \[x\] read notes\.md\n- \[x\] edited notes\.md/);
+  assert.match(result.summary, /file: notes\.md/);
   const agentEnd = only(events.at(-1), "agent_end");
   assert.equal(agentEnd.runId, runId);
   assert.equal(agentEnd.stopReason, "stop");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DEMO_SCRIPT } from "../../src/llm/demo-script.js";
+import { NOTES_SCRIPT } from "../support/notes-script.js";
 import { SCRIPTED_MODEL } from "../../src/llm/models.js";
 import { ScriptedProvider, scriptSchema } from "../../src/llm/scripted.js";
 import type { StreamEvent } from "../../src/llm/types.js";
@@ -13,8 +13,8 @@ async function play(p: ScriptedProvider, signal = new AbortController().signal):
 
 test("the same script streams the same events, chunk by chunk", async () => {
   const strip = (evs: StreamEvent[]) => JSON.stringify(evs.map((e) => ({ ...e, partial: undefined, message: e.type === "done" ? { ...e.message, timestamp: 0 } : undefined })));
-  const a = await play(new ScriptedProvider(DEMO_SCRIPT));
-  const b = await play(new ScriptedProvider(DEMO_SCRIPT));
+  const a = await play(new ScriptedProvider(NOTES_SCRIPT));
+  const b = await play(new ScriptedProvider(NOTES_SCRIPT));
   assert.equal(strip(a), strip(b));
   const done = a.at(-1)!;
   assert.equal(done.type, "done");

@@ -82,6 +82,8 @@ export function daemonEnv(opts: DaemonEnvOptions): NodeJS.ProcessEnv {
   for (const key of ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "OPENAI_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA"]) delete env[key];
   env.PITH_HOME = opts.home;
   env.PITH_LOG_LEVEL = "warn";
+  // the offline demo model without its reading pace (a test of the pace sets it back)
+  env.PITH_DEMO_PACE_MS = "0";
   if (opts.fake) {
     env.ANTHROPIC_API_KEY = "test-key";
     env.ANTHROPIC_BASE_URL = opts.fake.url;

@@ -9,12 +9,13 @@ import { repoRoot } from "./tmp.js";
 export const BIN = join(repoRoot, "bin", "pith");
 
 /** Variables a user's shell might hold that would change what pith does. */
-const USER_SHELL_NOISE = ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA", "PITH_WORKSPACE_ROOTS"];
+const USER_SHELL_NOISE = ["NODE_OPTIONS", "NODE_TEST_CONTEXT", "PITH_LOG_LEVEL", "PITH_LOG_FORMAT", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "PITH_TOKEN", "PITH_STORE", "PITH_NODE_ID", "PITH_NODE_URL", "PITH_CLUSTER_TOKEN", "PITH_TLS_CA", "PITH_WORKSPACE_ROOTS"];
 
 export function userEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PITH_HOME: home };
   for (const key of USER_SHELL_NOISE) delete env[key];
-  return { ...env, ...extra };
+  // the offline demo model without its reading pace (PITH_DEMO_PACE_MS: "" restores it)
+  return { ...env, PITH_DEMO_PACE_MS: "0", ...extra };
 }
 
 export interface UserRun {

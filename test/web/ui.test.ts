@@ -22,6 +22,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { ensureWebBundle } from "../support/fresh-dist.js";
+import { NOTES_SCRIPT } from "../support/notes-script.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -52,11 +53,18 @@ let liveThresholdTitle: string;
 
 // ---- the daemon ------------------------------------------------------------------------------------
 
+function notesScriptFile(): string {
+  const file = join(home, "notes-script.json");
+  writeFileSync(file, JSON.stringify(NOTES_SCRIPT));
+  return file;
+}
+
 async function startDaemon(port = 0): Promise<{ proc: ChildProcess; url: string; port: number }> {
   // the sandbox gives commands a private /tmp, which would hide the slow `wc` (under the host's
   // /tmp) from the demo's bash step: these tests are about the page, not the sandbox
   const proc = spawn(process.execPath, [BIN, "serve", "--port", String(port), "--token", TOKEN, "--sandbox", "off"], {
-    env: { ...process.env, PITH_HOME: home, ANTHROPIC_API_KEY: "", PITH_LOG_LEVEL: "error", PATH: pathWithSlowWc },
+    // the fixed notes script (its first run compacts), not the demo model's own steps
+    env: { ...process.env, PITH_HOME: home, ANTHROPIC_API_KEY: "", PITH_LOG_LEVEL: "error", PATH: pathWithSlowWc, PITH_OFFLINE_SCRIPT: notesScriptFile() },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

@@ -1,0 +1,114 @@
+// What `pith --help` and `pith <command> --help` print. A usage error prints its one line and
+// the command's own usage (main.ts), never the whole page.
+import { delimiter } from "node:path";
+import type { CommandName } from "./args.js";
+
+export const USAGE = `pith — hosts coding-agent sessions and keeps them going past the context window
+
+usage:
+  pith serve [--host H] [--port P] [--token-file F] [--tls-cert FILE --tls-key FILE]
+             [--allow-origin O]... [--stdio] [--idle-unload S]
+                             the daemon over WebSocket at /rpc (and the web UI at /); --stdio adds
+                             JSON-RPC on stdin/stdout, sharing the sessions; sessions nobody is
+                             subscribed to are unloaded after S seconds idle (default 600, 0: never).
+                             The token (at least 16 characters): --token-file F, PITH_TOKEN, else
+                             $PITH_HOME/token (made once, kept across restarts); --token T works
+                             but ps shows it. With a certificate and its key (PEM), https:// and
+                             wss:// instead
+  pith --mode rpc            the daemon over stdin/stdout (JSON-RPC 2.0, one message per line)
+  pith acp                   the Agent Client Protocol over stdin/stdout, for editors (docs/acp.md)
+  pith -p "prompt" | pith --mode text [--session S | --continue] [--model ID] "prompt"
+                             run one prompt; its final reply on stdout, tool activity on stderr
+  pith --mode json [--session S | --continue] [--model ID] "prompt"
+                             run one prompt headless; every event is a JSON line on stdout, then
+                             one {"type":"result",...} line
+  pith demo                  the offline demo: a scratch project, one prompt, the reply streamed
+  pith tree <session>        print a session's tree (branches, labels, the active leaf)
+  pith context <session>     print the messages the model sees for the active leaf
+  pith list [--cwd <dir>]    list the store's sessions, newest first
+  pith store import <file>...            copy session files into the PostgreSQL store
+  pith store export <id> [--out <file>]  write a session of the PostgreSQL store as a session file
+  pith models [--refresh] [--json]
+                             the providers and models usable here: each key, whether each server
+                             answered, each window and where it comes from (docs/providers.md)
+  pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
+                             a new token (running daemons keep the old one until restarted)
+  pith --help | --version
+
+Each command takes only its own options; \`pith <command> --help\` shows them. A <session> is a
+session file, a session id or its first 8 characters. Files are opened read-only by tree and
+context: old formats are migrated in memory only. --json (tree, context, list): machine-readable output;
+--log-level <level> (any command): logs on stderr.
+What the model's tools may do (serve, --mode rpc | json, acp; over settings.json, docs/security.md):
+  --sandbox workspace-write|readonly|off   --sandbox-network on|off
+  --permission-mode auto|ask|readonly      --allow-outside-cwd
+The session store (serve, --mode rpc | json, acp, list, store):
+  --store postgres://...|file   PostgreSQL, or (the default) files under $PITH_HOME/sessions; a URL
+                                with a password: --store-file F (a file holding it) or PITH_STORE
+  with PostgreSQL, this node of a cluster: --node-id ID (A-Z a-z 0-9 _ . -, up to 64)
+  --node-url ws[s]://...  (where the other nodes reach it)
+  --cluster-token-file F | PITH_CLUSTER_TOKEN  (A-Z a-z 0-9 _ -; --cluster-token T: ps shows it)
+  --tls-ca F | PITH_TLS_CA  (serve, --mode rpc: the CA wss:// nodes' certificates chain to)
+  --trusted-network  (serve, --mode rpc: allow plain ws:// links to other machines)
+  --workspace-root DIR... (serve, --mode rpc | json, acp: the directories this node reaches; it
+  takes only sessions whose cwd is under one, and sends clients of the others to a node that does)
+Environment: PITH_HOME (default ~/.pith), PITH_LOG_LEVEL, PITH_LOG_FORMAT (json|pretty), PITH_TOKEN, PITH_TLS_CA, ANTHROPIC_API_KEY,
+ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL (with neither key nor a model in settings,
+sessions run the offline demo model; PITH_DEMO_PACE_MS its pace), PITH_STORE,
+PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
+options; an option wins over its variable)`;
+
+const TOOL_FLAGS = "  --sandbox workspace-write|readonly|off  --sandbox-network on|off\n  --permission-mode auto|ask|readonly     --allow-outside-cwd";
+const STORE_FLAGS = "  --store postgres://...|file  (--store-file F, PITH_STORE)  and, with PostgreSQL, --node-id,\n  --node-url, --cluster-token-file (pith --help has them all)";
+const RUN = "[--session S | --continue] [--model ID] [tool and store options]";
+
+/** Each command's own usage: what it does, what it takes (a few lines, never the whole page). */
+export const COMMAND_USAGE: Record<CommandName, string> = {
+  serve: `usage: pith serve [--host H] [--port P] [--token-file F] [--tls-cert FILE --tls-key FILE]
+                  [--allow-origin O]... [--stdio] [--idle-unload S] [tool and store options]
+The daemon over WebSocket at /rpc, with the web UI at /. The token: --token-file F, PITH_TOKEN,
+else $PITH_HOME/token (kept across restarts; pith token --rotate makes a new one).
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
+  "--mode rpc": `usage: pith --mode rpc [tool and store options]
+The daemon over stdin/stdout: JSON-RPC 2.0, one message per line (protocol/PROTOCOL.md).
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
+  "--mode json": `usage: pith --mode json ${RUN} "prompt"
+Runs one prompt headless: the session header, every event as a JSON line on stdout, then one
+{"type":"result","stopReason","text","usage","cost"} line. Exit 0 when the run ends normally.
+<session>: a session file, id or its first 8 characters.
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
+  "--mode text": `usage: pith -p "prompt" | pith --mode text ${RUN} "prompt"
+Runs one prompt: the final reply on stdout, one line per tool call on stderr. Exit 0 when the
+run ends normally. <session>: a session file, id or its first 8 characters.
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
+  acp: `usage: pith acp [tool and store options]
+The Agent Client Protocol over stdin/stdout, for editors (docs/acp.md).
+${TOOL_FLAGS}
+${STORE_FLAGS}`,
+  demo: `usage: pith demo
+The offline demo: makes a scratch project under $PITH_HOME, runs "Tidy up the notes" on it with
+the offline model and streams the reply; then shows how to look at the session it made.`,
+  tree: `usage: pith tree <session> [--json]
+Prints a session's tree: branches, labels, the active leaf. <session>: a session file, a session
+id, or its first 8 characters (pith list shows them).`,
+  context: `usage: pith context <session> [--json]
+Prints the messages the model sees for the active leaf. <session>: a session file, a session id,
+or its first 8 characters (pith list shows them).`,
+  list: `usage: pith list [--cwd DIR] [--json] [store options]
+Lists the store's sessions, newest first (only those of DIR with --cwd).
+${STORE_FLAGS}`,
+  "store import": `usage: pith store import <file>... --store postgres://...
+Copies session files into the PostgreSQL store.`,
+  "store export": `usage: pith store export <id> [--out FILE] --store postgres://...
+Writes a session of the PostgreSQL store as a session file (stdout without --out).`,
+  token: `usage: pith token [--rotate]
+Prints the path of $PITH_HOME/token (made if missing); --rotate makes a new token (running
+daemons keep the old one until restarted).`,
+  models: `usage: pith models [--refresh] [--json]
+The providers and models usable here: each key, whether each server answered, each window and
+where it comes from (docs/providers.md).`,
+};

@@ -1,0 +1,45 @@
+// `pith -p "prompt"` (`--mode text`): one prompt for a person. stdout gets the final reply's text
+// and nothing else, so it can be piped; stderr gets one line per tool call as it ends, and one
+// for a compaction, a retry or an error. Offline, stderr first says it is the demo model.
+import type { SessionEvent } from "../host/event-buffer.js";
+import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
+
+function oneLine(text: string, max = 120): string {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? t.slice(0, max - 1) + "…" : t;
+}
+
+/** What the call was about: its path, command or pattern. */
+function target(args: Record<string, unknown> | undefined): string {
+  const v = args?.path ?? args?.command ?? args?.pattern;
+  return typeof v === "string" ? ` ${oneLine(v, 80)}` : "";
+}
+
+function resultText(result: unknown): string {
+  const content = (result as { content?: { type?: string; text?: string }[] })?.content;
+  return Array.isArray(content) ? content.map((b) => (b?.type === "text" ? (b.text ?? "") : "")).join(" ") : "";
+}
+
+export async function runTextMode(opts: PromptRunOptions): Promise<number> {
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  const args = new Map<string, Record<string, unknown>>();
+  const outcome = await runPrompt(opts, {
+    opened(_session, offline) {
+      if (offline) say(`pith: ${OFFLINE_NOTICE}`);
+    },
+    event(e: SessionEvent) {
+      if (e.type === "tool_execution_start") args.set(String(e.toolCallId), e.args as Record<string, unknown>);
+      else if (e.type === "tool_execution_end") {
+        const what = `${String(e.toolName)}${target(args.get(String(e.toolCallId)))}`;
+        say(e.isError ? `✗ ${what}: failed: ${oneLine(resultText(e.result))}` : `✓ ${what}`);
+      } else if (e.type === "compaction_start") say(`… compacting the context (${String(e.reason)})`);
+      else if (e.type === "compaction_end" && typeof e.error === "string") say(`✗ compaction failed: ${e.error}`);
+      else if (e.type === "retry_start") say(`… the model failed; retrying (attempt ${String(e.attempt)})`);
+    },
+  });
+  if (!outcome) return 1;
+  if (outcome.text) process.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+  if (outcome.error) say(`pith: the run failed: ${outcome.error.message}`);
+  else if (outcome.stopReason === "aborted") say("pith: the run was aborted");
+  return exitCodeOf(outcome);
+}

@@ -1,0 +1,35 @@
+// The offline demo model: no network, no key. Each turn is chosen from the conversation it is
+// sent (demo-script.ts) and streamed at a person's reading pace, in small pieces, so streaming,
+// steering and aborting can be watched. It reports the tokens it was sent and wrote, estimated
+// from their characters, so the context meter and compaction act on what is really there.
+import { readRun } from "./demo-run.js";
+import { nextDemoTurn } from "./demo-script.js";
+import { playTurn } from "./scripted.js";
+import type { Provider, StreamEvent, StreamRequest } from "./types.js";
+
+/** The pause between two pieces of text, ms: about 20 words a second. PITH_DEMO_PACE_MS overrides it (0: no pause). */
+export const DEMO_PACE_MS = 45;
+const TEXT_CHUNK = 5;
+const JSON_CHUNK = 40;
+
+export function demoPace(env: NodeJS.ProcessEnv): number {
+  const v = env.PITH_DEMO_PACE_MS;
+  const n = v === undefined || v.trim() === "" ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? Math.min(n, 10_000) : DEMO_PACE_MS;
+}
+
+const tokens = (chars: number) => Math.ceil(chars / 4);
+
+export class DemoProvider implements Provider {
+  readonly name = "scripted";
+  private calls = 0;
+
+  constructor(private readonly paceMs: number = DEMO_PACE_MS) {}
+
+  stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
+    const turn = nextDemoTurn(readRun(request.messages));
+    const sent = request.systemPrompt.length + JSON.stringify(request.tools).length + JSON.stringify(request.messages).length;
+    const written = (turn.text?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length;
+    return playTurn({ ...turn, chunkSize: TEXT_CHUNK, jsonChunkSize: JSON_CHUNK, delayMs: this.paceMs, usage: { input: tokens(sent), output: tokens(written) } }, request, ++this.calls);
+  }
+}

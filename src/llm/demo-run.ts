@@ -1,0 +1,102 @@
+// What the offline demo model knows when it picks its next step: read from the conversation it
+// is sent, as a real model would, never from files. The run is everything since the prompt that
+// started it; a user message that arrives after tool results is a steer.
+import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../messages/types.js";
+
+export const NOTES = "notes.md";
+
+/** One tool call of this run and how it went. */
+export interface DemoStep {
+  name: string;
+  args: Record<string, unknown>;
+  /** undefined: no result yet */
+  ok?: boolean;
+  output: string;
+}
+
+export interface DemoRun {
+  prompt: string;
+  steps: DemoStep[];
+  /** the steer sent since the last step, to be answered now */
+  steer?: string;
+  /** steers answered earlier in this run */
+  steers: string[];
+  /** notes.md as the run last saw it: undefined when unknown, null when it does not exist */
+  notes: string | null | undefined;
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b: { type?: string; text?: string }) => (b?.type === "text" ? (b.text ?? "") : "")).join("");
+}
+
+/** The index of the user message that started the run: one that follows no tool result. */
+function runStart(messages: readonly AgentMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role !== "user") continue;
+    if (i === 0 || messages[i - 1].role !== "toolResult") return i;
+  }
+  return -1;
+}
+
+export function readRun(messages: readonly AgentMessage[]): DemoRun {
+  const start = runStart(messages);
+  const run: DemoRun = { prompt: start >= 0 ? textOf((messages[start] as { content: unknown }).content).trim() : "", steps: [], steers: [], notes: undefined };
+  const byId = new Map<string, DemoStep>();
+  for (const m of messages.slice(start + 1)) {
+    if (m.role === "assistant") {
+      if (run.steer !== undefined) run.steers.push(run.steer);
+      run.steer = undefined;
+      for (const b of (m as AssistantMessage).content) {
+        if (b.type !== "toolCall") continue;
+        const step: DemoStep = { name: b.name, args: (b.arguments ?? {}) as Record<string, unknown>, output: "" };
+        byId.set(b.id, step);
+        run.steps.push(step);
+      }
+    } else if (m.role === "toolResult") {
+      const r = m as ToolResultMessage;
+      const step = byId.get(r.toolCallId);
+      if (!step) continue;
+      step.ok = !r.isError;
+      step.output = textOf(r.content);
+      noteWhatTheStepShows(run, step);
+    } else if (m.role === "user") run.steer = textOf(m.content).trim();
+  }
+  return run;
+}
+
+/** What a step tells about notes.md: listed or not, its text after a read, a write or an edit. */
+function noteWhatTheStepShows(run: DemoRun, step: DemoStep): void {
+  const path = typeof step.args.path === "string" ? step.args.path.replace(/^\.\//, "") : undefined;
+  if (step.name === "ls" && step.ok) {
+    const names = step.output.split("\n");
+    if (!names.includes(NOTES)) run.notes = null;
+  } else if (path !== NOTES || !step.ok) return;
+  else if (step.name === "read") run.notes = fileText(step.output);
+  else if (step.name === "write" && typeof step.args.content === "string") run.notes = step.args.content;
+  else if (step.name === "edit" && typeof run.notes === "string" && typeof step.args.oldText === "string" && typeof step.args.newText === "string") {
+    run.notes = run.notes.replace(step.args.oldText, step.args.newText);
+  }
+}
+
+/** The file's text from read's output: each line is "<number, right-aligned>\t<line>"; notes in [] after a blank line. */
+function fileText(output: string): string | undefined {
+  if (/^\[.* is empty\]$/.test(output)) return "";
+  const lines: string[] = [];
+  for (const line of output.split("\n")) {
+    const m = /^ *\d+\t(.*)$/.exec(line);
+    if (!m) break;
+    lines.push(m[1]);
+  }
+  // read shows a file's last line whether or not it ends with a newline; notes files do
+  return lines.length > 0 ? lines.join("\n") + "\n" : undefined;
+}
+
+export function failedStep(run: DemoRun): DemoStep | undefined {
+  return run.steps.find((s) => s.ok === false);
+}
+
+export function didStep(run: DemoRun, name: string, path?: string): boolean {
+  return run.steps.some((s) => s.name === name && (path === undefined || s.args.path === path));
+}
