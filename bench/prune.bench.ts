@@ -1,7 +1,7 @@
 // Prune bench: does leaving old tool outputs out pay for the prompt-cache writes it causes?
 // The same long scripted session (prompts that each read several big files) runs through the
-// daemon (bin/pith, fake Messages API) with compaction.prune off and on (the default
-// keepToolTokens / minPruneTokens), and every request the daemon sent is billed as the real API
+// daemon (bin/pith, fake Messages API) with compaction.prune off and on (the defaults, and
+// OpenCode's 40k kept / 20k minimum), and every request the daemon sent is billed as the real API
 // would bill it (cache-billing.ts: reads 0.1x, writes 1.25x, breakpoints, 5-minute life) on a
 // simulated clock. Prints the total and per-request cost of each, and on / off as a ratio.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +12,8 @@ import { startRpcDaemon, writeSettings } from "../test/support/daemon-client.js"
 import { addBills, CacheBilling, NO_BILL, type Bill } from "./cache-billing.js";
 import { round, table } from "./util.js";
 
-const PROMPTS = Number(process.env.PRUNE_BENCH_PROMPTS ?? 10);
+// 8 prompts: about 170k tokens of context with prune off, within a 200k window (compaction is off here)
+const PROMPTS = Number(process.env.PRUNE_BENCH_PROMPTS ?? 8);
 const READS_PER_PROMPT = 6;
 /** lines per file: ~4000 estimated tokens of output each */
 const FILE_LINES = 160;
@@ -82,10 +83,10 @@ function isPromptStart(body: Record<string, any>): boolean {
 
 const usd = (n: number) => round(n, 4);
 
-/** prune settings compared with prune off: the defaults, and batches larger than what is kept */
+/** prune settings compared with prune off: the defaults (batches larger than what is kept), and OpenCode's (smaller ones) */
 const CONFIGS: { name: string; prune: PruneConfig }[] = [
-  { name: "on (defaults 40k / 20k)", prune: { enabled: true } },
-  { name: "on (keep 20k / min 40k)", prune: { enabled: true, keepToolTokens: 20_000, minPruneTokens: 40_000 } },
+  { name: "on (defaults: keep 20k / min 40k)", prune: { enabled: true } },
+  { name: "on (keep 40k / min 20k)", prune: { enabled: true, keepToolTokens: 40_000, minPruneTokens: 20_000 } },
 ];
 
 export async function runPruneBench(): Promise<void> {

@@ -47,8 +47,20 @@ function placeholder(m: ToolResultMessage, text: string): ToolResultMessage {
   return { ...m, content: [{ type: "text", text }] };
 }
 
+/** How long a provider keeps a cached prompt prefix after its last use (Anthropic's default). */
+export const PROMPT_CACHE_TTL_MS = 5 * 60_000;
+
+export interface PruneTiming {
+  /**
+   * The provider's cache of this context has expired (no request for PROMPT_CACHE_TTL_MS): the
+   * next request writes its whole prompt anyway, so a prune then breaks nothing and any amount
+   * worth a placeholder goes (minPruneTokens does not apply).
+   */
+  cacheCold?: boolean;
+}
+
 /** Which tool outputs to replace now, if any. */
-export function planPrune(messages: readonly AgentMessage[], settings: PruneSettings): PrunePlan {
+export function planPrune(messages: readonly AgentMessage[], settings: PruneSettings, timing: PruneTiming = {}): PrunePlan {
   const none: PrunePlan = { edits: [], freedTokens: 0 };
   if (!settings.enabled) return none;
   // outputs after the last reply are ones the model has not seen yet: never left out
@@ -80,7 +92,7 @@ export function planPrune(messages: readonly AgentMessage[], settings: PruneSett
     edits.push({ index: c.index, toolName: m.toolName, tokens: c.tokens, text });
     freed += gain;
   }
-  if (freed < settings.minPruneTokens) return none;
+  if (freed < (timing.cacheCold ? 1 : settings.minPruneTokens)) return none;
   return { edits, freedTokens: freed };
 }
 

@@ -3,11 +3,11 @@ import type { CompactionSettingsShape } from "../../protocol/settings.js";
 import type { Assert, SameShape } from "../../protocol/type-checks.js";
 
 export interface PruneSettings {
-  /** replace old tool outputs with a placeholder in the model's view (never in the file) */
+  /** replace old tool outputs with a placeholder in the model's view (stored as context_edit entries; the outputs stay in the file) */
   enabled: boolean;
   /** the newest tool output kept whole, in tokens */
   keepToolTokens: number;
-  /** prune only when at least this many tokens would be freed */
+  /** prune only when at least this many tokens would be freed (a batch larger than what is kept pays for the cache write it causes) */
   minPruneTokens: number;
 }
 
@@ -45,7 +45,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   maxBlockChars: 2000,
   summaryTimeoutMs: 180_000,
   prepareAt: 0.8,
-  prune: { enabled: false, keepToolTokens: 40_000, minPruneTokens: 20_000 },
+  prune: { enabled: false, keepToolTokens: 20_000, minPruneTokens: 40_000 },
 };
 
 export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "prune">> & { prune?: Partial<PruneSettings> } = {}): CompactionSettings {

@@ -69,3 +69,11 @@ test("off, or too little to free: no edits; the placeholder says what was left o
   assert.match(prunePlaceholder("bash", 9), /output of bash .*run the command again/);
   assert.match(prunePlaceholder("grep", 9), /output of grep .*call grep again/);
 });
+
+test("a cold cache (no request for its life) prunes without waiting for a full batch", () => {
+  const messages = history(3, 1000); // the oldest output alone: under minPruneTokens
+  assert.equal(planPrune(messages, settings).edits.length, 0);
+  assert.equal(planPrune(messages, settings, { cacheCold: false }).edits.length, 0);
+  assert.deepEqual(planPrune(messages, settings, { cacheCold: true }).edits.map((e) => e.index), [2]);
+  assert.equal(planPrune(history(2, 1000), settings, { cacheCold: true }).edits.length, 0, "what is kept stays kept");
+});
