@@ -11,6 +11,7 @@ import { runHostileLoadsBench } from "./hostile-loads.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
 import { runPgStoreBench } from "./pg-store.bench.js";
 import { runProvidersBench } from "./providers/index.js";
+import { runPruneBench } from "./prune.bench.js";
 import { runShapesBench } from "./shapes.bench.js";
 import { runStoreBench } from "./store.bench.js";
 
@@ -44,6 +45,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "client", run: () => runClientReadBench() },
   { name: "acp", run: () => runAcpBench() },
   { name: "providers", run: () => runProvidersBench() },
+  { name: "prune", run: () => runPruneBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -39,11 +39,11 @@ export const SettingsWarning = z.object({
 
 /** Pruning of old tool outputs, the cheap first stage before a full compaction. */
 export const PruneSettings = z.object({
-  /** replace old tool outputs with a placeholder in the model's view (never in the file) */
+  /** replace old tool outputs with a placeholder in the model's view (stored as context_edit entries; the outputs stay in the file) */
   enabled: z.boolean(),
   /** the newest tool output kept whole, in tokens */
   keepToolTokens: NonNegInt,
-  /** prune only when at least this many tokens would be freed */
+  /** prune only when at least this many tokens would be freed (a batch larger than what is kept pays for the cache write it causes) */
   minPruneTokens: NonNegInt,
 });
 

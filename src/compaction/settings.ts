@@ -14,7 +14,7 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   maxBlockChars: 2000,
   summaryTimeoutMs: 180_000,
   prepareAt: 0.8,
-  prune: { enabled: false, keepToolTokens: 40_000, minPruneTokens: 20_000 },
+  prune: { enabled: false, keepToolTokens: 20_000, minPruneTokens: 40_000 },
 };
 
 export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "prune">> & { prune?: Partial<PruneSettings> } = {}): CompactionSettings {

@@ -16,6 +16,7 @@ import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
+import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
 import { buildSessionAgent, storedModel, untilStored } from "./session-agent.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
@@ -203,6 +204,7 @@ export class LiveSession {
         allowedAlways: this.allowedAlways,
         emit: this.emit,
         emitUsage: () => this.compaction.emitUsage(),
+        pruneToolOutputs: () => pruneToolOutputsBeforeRequest(this.file, this.deps.compaction.prune, this.deps.logger),
         autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
         compactNow: (reason, signal) => this.compaction.run(reason, signal),
         learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),

@@ -24,6 +24,8 @@ export interface RunHost {
   allowedAlways: Set<string>;
   emit<E extends "error" | "retry_start" | "retry_end">(type: E, fields: EventFields<E>): void;
   emitUsage(): void;
+  /** stores a prune batch of old tool outputs (context_edit entries) if the prune settings say one is due */
+  pruneToolOutputs?(): void;
   /** at the trigger compacts; past the soft threshold writes the summary ahead of time */
   autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void>;
   /** one compaction; null when skipped or cancelled */
@@ -50,6 +52,8 @@ export function runHooks(host: RunHost): AgentHooks {
         overflowRetried = false;
         transientAttempts = 0;
       }
+      // pruning first: leaving old outputs out is cheaper than a summary and may make one unneeded
+      host.pruneToolOutputs?.();
       await host.autoCompact("threshold", signal);
     },
     beforeEnd: async ({ signal, error }) => {
