@@ -37,10 +37,22 @@ export const SettingsWarning = z.object({
   message: z.string(),
 });
 
+/**
+ * When automatic compaction fires, beside reserveTokens (whichever comes first): a value up to 1 is
+ * a fraction of the window in effect (a window learned from the endpoint included), a value above
+ * 1 a count of tokens. Positive; a count is a whole number.
+ */
+export const CompactionThreshold = z
+  .number()
+  .positive("the threshold must be above 0: a fraction of the window (up to 1) or a token count")
+  .refine((v) => v <= 1 || Number.isInteger(v), "a threshold above 1 is a token count: a whole number");
+
 /** Every compaction setting (src/compaction/settings.ts checks its type against this one). */
 export const CompactionSettingsShape = z.object({
   enabled: z.boolean(),
   reserveTokens: z.int().positive(),
+  /** compact past this too (see CompactionThreshold); absent: reserveTokens alone decides */
+  threshold: CompactionThreshold,
   keepRecentTokens: z.int().positive(),
   model: z.string().min(1),
   minSavingsFraction: z.number().min(0).max(1),

@@ -156,6 +156,7 @@ export class LiveSession {
       messageCount: ctx.messages.length,
       ...this.usage(),
       threshold: this.compaction.threshold,
+      compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
       streamId: this.events.streamId,
@@ -316,6 +317,7 @@ moveInTree(this.file, targetId, summarize && this.compaction.branchSummarizer(th
     return { enabled };
   }
 
+  readonly setCompactionThreshold = (t: number | null): ResultOf<"setCompactionThreshold"> => this.compaction.budget.setThreshold(t);
   setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);
     this.file.sync();

@@ -86,6 +86,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     abort: (p) => session(p).abort(),
     compact: (p) => session(p).compact(p.instructions),
     setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
+    setCompactionThreshold: (p) => session(p).setCompactionThreshold(p.threshold),
     navigateTree: (p) => session(p).navigateTree(p.targetId, p.summarize, p.instructions),
     setModel: async (p) => {
       await host.modelsReady(session(p).file.cwd);
