@@ -4,7 +4,7 @@
 // session file across a reopen in a new process; a bad value is -32602 with a clear message.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { promptTooLong, startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { bigText, byType, RpcError, startRpcDaemon, writeSettings, type Ev, type RpcDaemon } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
@@ -93,6 +93,25 @@ test("set per session over the wire as a token count: it fires there, is reporte
   assert.deepEqual(fraction, { threshold: 0.25, thresholdTokens: 50_000 });
   d2.endStdin();
   await d2.waitExit();
+});
+
+test("a fraction is of the window in effect: once the endpoint's smaller window is learned, the trigger follows it", async (t) => {
+  const { d } = await daemon(t, { threshold: 0.5 });
+  t.after(() => drainFake(fake));
+  const s = await d.peer.request("createSession", { cwd: tempDir(t), model: MODEL.id });
+  await exchange(d, s.sessionId, "ONE", 5_000);
+  // the endpoint's real window is 100,000: it says so once; the session compacts and retries
+  fake.enqueue(promptTooLong(130_000, 100_000), textReply("SUMMARY-AFTER-OVERFLOW"), textReply("reply TWO"));
+  await d.peer.runPrompt(s.sessionId, bigText("TWO", 200));
+  const state = await d.peer.request("getState", { sessionId: s.sessionId });
+  assert.equal(state.contextWindow, 100_000);
+  assert.equal(state.threshold, 50_000, "half of the learned window, not of the model table's 200,000");
+  const started = starts(await exchange(d, s.sessionId, "THREE", 51_000, "SUMMARY-AT-HALF-OF-LEARNED"));
+  assert.equal(started.length, 1);
+  assert.equal(started[0].reason, "threshold");
+  assert.equal(fake.remaining(), 0, "every reply was asked for: the overflow's compaction and retry, then the threshold's");
+  d.endStdin();
+  await d.waitExit();
 });
 
 test("a session's threshold goes before the settings' one, and null gives the settings' back", async (t) => {
