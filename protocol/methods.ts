@@ -2,7 +2,7 @@
 // are -32602) and results. Params are always by name (an object); absent params mean {}.
 import { z } from "zod";
 import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./version.js";
-import { SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
+import { CompactionThreshold, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
 import {
   AgentMessage,
   CompactionResult,
@@ -90,6 +90,8 @@ export const SessionState = z.object({
   contextWindow: NonNegInt,
   /** automatic compaction runs when contextTokens passes this */
   threshold: NonNegInt.optional(),
+  /** the threshold setting in effect, as set (the session's own, else the settings'): up to 1 a fraction of the window, above 1 tokens; absent: reserveTokens alone */
+  compactionThreshold: CompactionThreshold.optional(),
   /** a summary written ahead of time, not yet applied (nothing of it is stored until then) */
   preparedCompaction: PreparedCompaction.optional(),
   /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
@@ -336,6 +338,17 @@ const setAutoCompactionEnabled = {
   result: z.object({ enabled: z.boolean() }),
 } satisfies MethodDef;
 
+const setCompactionThreshold = {
+  scope: "session",
+  params: z.strictObject({
+    ...SessionRef,
+    /** up to 1 a fraction of the window in effect, above 1 a token count (at most the window); null: the settings' again */
+    threshold: CompactionThreshold.nullable(),
+  }),
+  /** thresholdTokens: the trigger now, in tokens (the lower of this and the reserveTokens rule) */
+  result: z.object({ threshold: CompactionThreshold.nullable(), thresholdTokens: NonNegInt }),
+} satisfies MethodDef;
+
 const navigateTree = {
   scope: "exclusive",
   params: z.strictObject({
@@ -473,6 +486,7 @@ export const methods = {
   abort,
   compact,
   setAutoCompactionEnabled,
+  setCompactionThreshold,
   navigateTree,
   setModel,
   setThinkingLevel,
@@ -523,4 +537,4 @@ export type SessionSummary = z.output<typeof SessionSummary>;
 export type TreeNode = z.output<typeof TreeNode>;
 export type HookName = z.output<typeof HookName>;
 
-export { CompactionSettings, PruneSettings, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
+export { CompactionSettings, CompactionThreshold, PruneSettings, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";

@@ -37,6 +37,16 @@ export const SettingsWarning = z.object({
   message: z.string(),
 });
 
+/**
+ * When automatic compaction fires, beside reserveTokens (whichever comes first): a value up to 1 is
+ * a fraction of the window in effect (a window learned from the endpoint included), a value above
+ * 1 a count of tokens. Positive; a count is a whole number.
+ */
+export const CompactionThreshold = z
+  .number()
+  .positive("the threshold must be above 0: a fraction of the window (up to 1) or a token count")
+  .refine((v) => v <= 1 || Number.isInteger(v), "a threshold above 1 is a token count: a whole number");
+
 /** Pruning of old tool outputs, the cheap first stage before a full compaction. */
 export const PruneSettings = z.object({
   /** replace old tool outputs with a placeholder in the model's view (stored as context_edit entries; the outputs stay in the file) */
@@ -57,6 +67,8 @@ export const CompactionSettings = z.object({
   enabled: z.boolean(),
   /** room left for the model's reply: compact when context > window - reserveTokens */
   reserveTokens: z.int().positive(),
+  /** compact past this too (see CompactionThreshold); absent: reserveTokens alone decides */
+  threshold: CompactionThreshold.optional(),
   /** recent context kept verbatim, in tokens */
   keepRecentTokens: z.int().positive(),
   /** model that writes summaries (default: the session's) */

@@ -21,18 +21,35 @@ export function compactionSettings(overrides: Partial<Omit<CompactionSettings, "
   return { ...DEFAULT_COMPACTION_SETTINGS, ...overrides, prune: { ...DEFAULT_COMPACTION_SETTINGS.prune, ...overrides.prune } };
 }
 
-/** Pi's trigger: `contextTokens > contextWindow - reserveTokens`, when automatic compaction is on. */
-export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens">): boolean {
+type TriggerSettings = Pick<CompactionSettings, "reserveTokens" | "threshold">;
+
+/**
+ * The trigger, when automatic compaction is on: `contextTokens > threshold`, the threshold being
+ * Pi's `contextWindow - reserveTokens` or the user's own, whichever is lower (see compactionThreshold).
+ */
+export function shouldCompact(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled"> & TriggerSettings): boolean {
   return settings.enabled && contextTokens > compactionThreshold(contextWindow, settings);
 }
 
-/** The context size above which an automatic compaction runs. */
-export function compactionThreshold(contextWindow: number, settings: Pick<CompactionSettings, "reserveTokens">): number {
-  return contextWindow - settings.reserveTokens;
+/** The user's threshold in tokens for this window: up to 1 a fraction of it, above 1 a count. */
+export function userThresholdTokens(contextWindow: number, threshold: number): number {
+  return threshold <= 1 ? Math.floor(threshold * contextWindow) : Math.floor(threshold);
+}
+
+/**
+ * The context size above which an automatic compaction runs: Pi's rule (room for the reply), or
+ * the user's threshold where that comes first. A threshold that is not a positive number is
+ * ignored (the settings file and the wire refuse one; this keeps a hand-edited session sound).
+ */
+export function compactionThreshold(contextWindow: number, settings: TriggerSettings): number {
+  const pi = contextWindow - settings.reserveTokens;
+  const t = settings.threshold;
+  if (t === undefined || !Number.isFinite(t) || t <= 0) return pi;
+  return Math.min(pi, userThresholdTokens(contextWindow, t));
 }
 
 /** Whether to write the next summary ahead of time: past prepareAt of the threshold, below it. */
-export function shouldPrepare(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "reserveTokens" | "prepareAt">): boolean {
+export function shouldPrepare(contextTokens: number, contextWindow: number, settings: Pick<CompactionSettings, "enabled" | "prepareAt"> & TriggerSettings): boolean {
   if (!settings.enabled || settings.prepareAt <= 0) return false;
   const threshold = compactionThreshold(contextWindow, settings);
   return contextTokens > settings.prepareAt * threshold && contextTokens <= threshold;
@@ -59,7 +76,8 @@ function reserveShare(contextWindow: number): number {
  */
 export function fitToWindow(settings: CompactionSettings, contextWindow: number, overheadTokens = 0): CompactionSettings {
   const reserveTokens = Math.min(settings.reserveTokens, Math.floor(contextWindow * reserveShare(contextWindow)));
-  const below = contextWindow - reserveTokens - (contextWindow < SMALL_WINDOW ? overheadTokens : 0);
+  // what lies under the trigger (the user's threshold, where it comes before the reserve's)
+  const below = compactionThreshold(contextWindow, { reserveTokens, threshold: settings.threshold }) - (contextWindow < SMALL_WINDOW ? overheadTokens : 0);
   const keepRecentTokens = Math.min(settings.keepRecentTokens, Math.max(256, Math.floor(below * 0.4)));
   return { ...settings, reserveTokens, keepRecentTokens };
 }

@@ -4,10 +4,11 @@
 // The compaction owner (session-compaction.ts) reads all of it here; nothing here compacts.
 import type { Logger } from "pino";
 import { providerSummarizer } from "../agent/summarizer-port.js";
-import { compactionThreshold, contextTokens, fitToWindow, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
+import { compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { windowAfterOverflow } from "./context-window.js";
+import { ErrorCode, HostError } from "./errors.js";
 import type { BeforeCompactHook } from "./ports.js";
 import type { EventFields } from "./session-events.js";
 import type { SessionSettings } from "./session-settings.js";
@@ -49,9 +50,32 @@ export class ContextBudget {
     return Math.min(model.contextWindow, this.host.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
   }
 
-  /** The compaction settings for this session's window (see fitToWindow). */
+  /** The compaction settings for this session's window (see fitToWindow), with the session's own threshold if it has one. */
   get settings(): CompactionSettings {
-    return fitToWindow(this.host.settings, this.windowOf(), this.host.overheadTokens());
+    const own = this.host.stored.compactionThreshold;
+    const settings = own === undefined ? this.host.settings : { ...this.host.settings, threshold: own };
+    return fitToWindow(settings, this.windowOf(), this.host.overheadTokens());
+  }
+
+  /** The threshold setting in effect (the session's, else the user's settings'), as set: a fraction or a count. */
+  get thresholdSetting(): number | undefined {
+    return this.host.stored.compactionThreshold ?? this.host.settings.threshold;
+  }
+
+  /**
+   * Sets the session's own threshold (null: back to the settings'), kept in the session file. A
+   * count must fit in the window in effect: above it automatic compaction could never fire there.
+   * It applies from the next turn's end, like any trigger.
+   */
+  setThreshold(threshold: number | null): { threshold: number | null; thresholdTokens: number } {
+    const window = this.windowOf();
+    if (threshold !== null && userThresholdTokens(window, threshold) > window) {
+      const message = `threshold ${threshold} is more tokens than the context window in effect (${window}): give a fraction of it (up to 1) or a count up to ${window}`;
+      throw new HostError(ErrorCode.InvalidParams, message, { errors: [], properties: { threshold: { errors: [message] } }, contextWindow: window });
+    }
+    if (threshold !== (this.host.stored.compactionThreshold ?? null)) this.host.stored.update({ compactionThreshold: threshold });
+    this.emitUsage();
+    return { threshold, thresholdTokens: this.threshold };
   }
 
   /** The context size above which automatic compaction runs. */

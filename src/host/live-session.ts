@@ -158,6 +158,7 @@ export class LiveSession {
       messageCount: ctx.messages.length,
       ...this.usage(),
       threshold: this.compaction.threshold,
+      compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
       streamId: this.events.streamId,
@@ -315,6 +316,7 @@ export class LiveSession {
     return { enabled };
   }
 
+  readonly setCompactionThreshold = (t: number | null): ResultOf<"setCompactionThreshold"> => this.compaction.budget.setThreshold(t);
   setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);
     this.file.sync();

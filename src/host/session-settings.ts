@@ -1,5 +1,5 @@
 // A session's own settings, kept in the session file (a bookkeeping entry, read from any branch):
-// automatic compaction on or off, the permission mode last set on the session, and the context
+// automatic compaction on or off and its threshold, the permission mode last set on the session, and the context
 // windows learned from the endpoint's overflow errors (per model id), so a reopened session keeps
 // what it learned and what the user chose.
 import type { SessionFile } from "../session/session-file.js";
@@ -8,6 +8,8 @@ import type { PermissionMode } from "./ports.js";
 
 export interface StoredSessionSettings {
   autoCompaction?: boolean;
+  /** the session's own compaction threshold (a fraction of the window up to 1, else tokens); null: the settings' */
+  compactionThreshold?: number | null;
   /** model id -> the window its endpoint enforces, when smaller than the model table says */
   learnedWindows?: Record<string, number>;
   /** the mode last set (setPermissionMode, ACP session/set_mode) */
@@ -35,6 +37,12 @@ export class SessionSettings {
 
   get autoCompaction(): boolean | undefined {
     return typeof this.value.autoCompaction === "boolean" ? this.value.autoCompaction : undefined;
+  }
+
+  /** The session's own threshold, if one was set (a value a hand edit spoilt is ignored). */
+  get compactionThreshold(): number | undefined {
+    const t = this.value.compactionThreshold;
+    return typeof t === "number" && Number.isFinite(t) && t > 0 ? t : undefined;
   }
 
   get permissionMode(): PermissionMode {

@@ -88,6 +88,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     abort: (p) => session(p).abort(),
     compact: (p, _state, held) => session(p).compact(held, p.instructions),
     setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
+    setCompactionThreshold: (p) => session(p).setCompactionThreshold(p.threshold),
     navigateTree: (p, _state, held) => session(p).navigateTree(held, p.targetId, p.summarize, p.instructions),
     setModel: async (p, _state, held) => {
       await host.modelsReady(session(p).file.cwd);

@@ -83,7 +83,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     [
       "abort", "bash", "closeSession", "compact", "createSession", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats",
       "getSettings", "getState", "getTree", "initialize", "listModels", "listSessions", "navigateTree", "openSession", "prompt",
-      "setAutoCompactionEnabled", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe",
+      "setAutoCompactionEnabled", "setCompactionThreshold", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe",
       "unsubscribe", "updateSettings",
     ],
   );

@@ -12,8 +12,8 @@ test("a node link relays the session methods and initialize, and nothing global"
   assert.deepEqual(
     relayed,
     [
-      "abort", "closeSession", "compact", "deleteSession", "forkSession", "getMessages", "getSessionStats", "getState", "getTree", "initialize",
-      "navigateTree", "prompt", "setAutoCompactionEnabled", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe", "unsubscribe",
+      "abort", "closeSession", "compact", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats", "getState", "getTree", "initialize",
+      "navigateTree", "prompt", "setAutoCompactionEnabled", "setCompactionThreshold", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe", "unsubscribe",
     ].sort(),
   );
   for (const m of ["createSession", "listSessions", "listModels", "getSettings", "updateSettings"] as const) assert.match(linkCallRefusal(m, {}) ?? "", /not relayed/, m);

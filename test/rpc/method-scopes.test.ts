@@ -48,6 +48,7 @@ const SAMPLES: { [M in MethodName]: (w: World) => ParamsOf<M> } = {
   abort: (w) => ({ sessionId: w.session.id }),
   compact: (w) => ({ sessionId: w.session.id }),
   setAutoCompactionEnabled: (w) => ({ sessionId: w.session.id, enabled: true }),
+  setCompactionThreshold: (w) => ({ sessionId: w.session.id, threshold: 0.7 }),
   navigateTree: (w) => ({ sessionId: w.session.id, targetId: w.entryId }),
   setModel: (w) => ({ sessionId: w.session.id, model: "scripted" }),
   setThinkingLevel: (w) => ({ sessionId: w.session.id, level: "low" }),

@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The bar above the transcript: how full the context is (with the automatic-compaction threshold
-// marked, and a quiet note while a summary is written ahead of time), the auto-compaction switch,
-// and compacting on demand with instructions for the summary.
+// marked, and a quiet note while a summary is written ahead of time), the auto-compaction switch
+// with the threshold it fires at (a share of the window, the session's own), and compacting on
+// demand with instructions for the summary.
 import { PithRpcError } from "../../ts/browser.js";
 import { ErrorCodes } from "../../../protocol/error-codes.js";
 import { contextMeter, withAutoCompaction, type SessionView } from "../../ts/session-view.js";
@@ -21,6 +22,8 @@ export class ContextBar {
   private readonly meterPrep = h("span", { class: "meter-prep", hidden: true });
   private readonly meter = h("div", { class: "meter", "data-tokens": "0", "data-window": "0" }, this.meterBar, this.meterText, this.meterPrep);
   private readonly autoBox = h("input", { type: "checkbox", class: "auto-compaction" });
+  /** the session's threshold as a percentage of the window; empty: the settings' (or reserveTokens alone) */
+  private readonly thresholdBox = h("input", { type: "number", class: "compaction-threshold", min: "1", max: "100", step: "1", "aria-label": "Compact at, percent of the window" });
   private readonly compactBtn = h("button", { type: "button", class: "compact-open", text: "Compact…" });
   private readonly instructions = h("textarea", { class: "compact-instructions", rows: 2, placeholder: "Instructions for the summary (optional), e.g. keep the API details" });
   /** the switch's new position while the daemon has not confirmed it (a redraw must not undo the click) */
@@ -32,6 +35,7 @@ export class ContextBar {
       { class: "sessionbar" },
       this.meter,
       h("label", { class: "check auto", title: "Compact automatically when the context passes the threshold" }, this.autoBox, " Auto-compact"),
+      h("label", { class: "threshold", title: "Compact automatically past this share of the window (empty: the settings'). The reply's reserve may fire first." }, " at ", this.thresholdBox, "%"),
       this.compactBtn,
     );
     this.form = h(
@@ -46,6 +50,7 @@ export class ContextBar {
     });
     this.compactBtn.addEventListener("click", () => this.toggleForm());
     this.autoBox.addEventListener("change", () => void this.setAutoCompaction(this.autoBox.checked));
+    this.thresholdBox.addEventListener("change", () => void this.setThreshold(this.thresholdBox.value.trim()));
   }
 
   get formOpen(): boolean {
@@ -61,6 +66,9 @@ export class ContextBar {
     this.compactBtn.disabled = !enabled || busy;
     this.autoBox.disabled = !enabled;
     this.autoBox.checked = this.toggling ?? view?.autoCompaction ?? this.autoBox.checked;
+    this.thresholdBox.disabled = !enabled;
+    // not while the user types in it
+    if (document.activeElement !== this.thresholdBox) this.thresholdBox.value = thresholdPercent(view);
     const m = contextMeter(view?.context ?? { tokens: 0, window: 0 }, reserveTokens);
     const { tokens, window, threshold } = m;
     this.meterFill.style.width = `${m.percent}%`;
@@ -72,7 +80,7 @@ export class ContextBar {
     d.over = String(m.over);
     d.auto = String(this.autoBox.checked);
     this.meterText.textContent = window > 0 ? `${fmtInt(tokens)} / ${fmtInt(window)} tokens · ${Math.round(m.percent)}%` : "";
-    this.meter.title = window > 0 ? `Context: ${fmtInt(tokens)} of ${fmtInt(window)} tokens. Automatic compaction above ${fmtInt(threshold)} (window − ${fmtInt(window - threshold)} reserved).` : "";
+    this.meter.title = window > 0 ? `Context: ${fmtInt(tokens)} of ${fmtInt(window)} tokens. Automatic compaction above ${fmtInt(threshold)} (${Math.round((threshold / window) * 100)}% of the window).` : "";
     this.meterBar.setAttribute("aria-valuenow", String(Math.round(tokens)));
     this.meterBar.setAttribute("aria-valuemax", String(window));
     const phase = view?.prepared ?? null;
@@ -97,6 +105,24 @@ export class ContextBar {
     }
   }
 
+  /** Sets the session's threshold from the box: a percentage of the window, empty for the settings' one. */
+  private async setThreshold(text: string): Promise<void> {
+    const s = this.host.session();
+    if (!s) return;
+    const percent = Number(text);
+    if (text !== "" && !(percent > 0 && percent <= 100)) {
+      this.host.notice("error", "The compaction threshold is a percentage of the window, above 0 and at most 100.");
+      return;
+    }
+    try {
+      await s.client.call("setCompactionThreshold", { sessionId: s.id, threshold: text === "" ? null : percent / 100 });
+    } catch (err) {
+      this.host.notice("error", `Could not set the compaction threshold: ${errText(err)}`);
+    }
+    // the new trigger comes as usage_update; the setting itself with the state
+    void this.host.refreshState();
+  }
+
   private async compactNow(): Promise<void> {
     const s = this.host.session();
     if (!s) return;
@@ -114,4 +140,13 @@ export class ContextBar {
       void this.host.refreshState();
     }
   }
+}
+
+/** The session's threshold setting as a percentage of its window ("" when none is set). */
+function thresholdPercent(view: SessionView | undefined): string {
+  const t = view?.info.compactionThreshold;
+  const window = view?.context.window ?? 0;
+  if (t === undefined) return "";
+  if (t <= 1) return String(Math.round(t * 1000) / 10);
+  return window > 0 ? String(Math.round((t / window) * 1000) / 10) : "";
 }
