@@ -49,6 +49,8 @@ export const CompactionSettingsShape = z.object({
   summaryTimeoutMs: z.int().positive(),
   /** write the summary in the background past this fraction of the threshold (0: off) */
   prepareAt: z.number().min(0).lt(1),
+  /** how a summary is asked for (docs/compaction.md); unset: conversation where the provider caches */
+  summaryFraming: z.enum(["conversation", "transcript"]),
   prune: z.object({ enabled: z.boolean(), keepToolTokens: NonNegInt, minPruneTokens: NonNegInt }).partial(),
 });
 

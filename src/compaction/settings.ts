@@ -33,6 +33,12 @@ export interface CompactionSettings {
    * the summary is written in the background so the trigger finds it ready (0: off)
    */
   prepareAt: number;
+  /**
+   * how a summary is asked for: "conversation" sends the agent's last request again (read from the
+   * prompt cache) with the ask after it; "transcript" serializes the span into one new message.
+   * Unset: conversation where the provider caches, transcript elsewhere or for another model.
+   */
+  summaryFraming?: "conversation" | "transcript";
   prune: PruneSettings;
 }
 
@@ -97,5 +103,5 @@ export function fitToWindow(settings: CompactionSettings, contextWindow: number,
 
 // The settings file's compaction keys are the protocol's (protocol/settings.ts), all optional
 // there; filled in, they must be exactly these.
-type WireCompaction = Omit<CompactionSettingsShape, "model" | "prune"> & { model?: string; prune: Required<CompactionSettingsShape["prune"]> };
+type WireCompaction = Omit<CompactionSettingsShape, "model" | "prune" | "summaryFraming"> & { model?: string; summaryFraming?: CompactionSettingsShape["summaryFraming"]; prune: Required<CompactionSettingsShape["prune"]> };
 export type WireSettingsCheck = Assert<SameShape<CompactionSettings, WireCompaction>>;

@@ -113,6 +113,7 @@ export class AheadOfTime {
     this.emit({ compactionId: job.id, reason: job.reason, phase: "summarizing" });
     job.promise = compact(job.prep, {
       port: from.summarizer.port,
+      conversation: from.summarizer.conversation,
       limits: from.summarizer.limits,
       settings: from.settings,
       signal: controller.signal,
