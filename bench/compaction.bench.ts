@@ -11,6 +11,7 @@ import { compactionInputOf, compactionSettings, estimateMessageTokens, prepareCo
 import { SessionFile } from "../src/session/session-file.js";
 import { charsOver4, estimatorError, usageDeltas } from "../test/support/usage-deltas.js";
 import { writeSyntheticSession } from "./synthetic-session.js";
+import { framingCost } from "./framing-cost.js";
 import { collectGarbage, median, round, table } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -187,7 +188,18 @@ export async function runCompactionBench(opts: { mb?: number; runs?: number; log
       estimator = { pairs: deltas.length, pith: ours, charsOver4: pi };
     } else log(`(Pi fixture not found at ${FIXTURE}: estimator figures skipped)`);
 
-    const figures = { bench: "compaction", sizes, prepareOverOpen: round(full.ratio, 4), meetsTarget: full.ratio < TARGET_RATIO, estimator };
+    const framing = framingCost();
+    const usd = (n: number) => `$${round(n, 4)}`;
+    log("");
+    log("cost per compaction by summary framing (a 260-turn scripted session, Sonnet prices, cache reads 0.1x, writes 1.25x, summary written right after a turn):");
+    log(
+      table([
+        ["framing", "compactions", "input", "cache read", "cache write", "output", "USD per compaction", "first request after (USD)"],
+        ...[framing.conversation, framing.transcript].map((f) => [f.framing, f.compactions, Math.round(f.perCompaction.input), Math.round(f.perCompaction.cacheRead), Math.round(f.perCompaction.cacheWrite), f.perCompaction.output, usd(f.perCompaction.cost), usd(f.firstAfter.cost)]),
+      ]),
+    );
+    log(`conversation / transcript per compaction: ${round(framing.ratio, 3)}x (target <= 0.2x: ${framing.ratio <= 0.2 ? "met" : "MISSED"}); first request after: ${round(framing.firstAfterRatio, 3)}x`);
+    const figures = { bench: "compaction", sizes, prepareOverOpen: round(full.ratio, 4), meetsTarget: full.ratio < TARGET_RATIO, estimator, framing };
     log("");
     log(JSON.stringify(figures));
     return figures;
