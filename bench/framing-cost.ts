@@ -14,18 +14,21 @@ const MODEL: ModelInfo = { id: "claude-sonnet-4-5", provider: "anthropic", api: 
 const SYSTEM = "You are a coding agent working in a repository. " + "Follow the project's conventions, run the tests, keep changes small. ".repeat(180);
 const TOOLS: ToolSpec[] = ["read", "edit", "bash", "grep"].map((name) => ({ name, description: `The ${name} tool. `.repeat(40), inputSchema: { type: "object", properties: { path: { type: "string" } } } }));
 const SUMMARY_TOKENS = 1500;
-const TURNS = 260;
 const STEP_MS = 20_000;
 
 export interface FramingFigures {
   framing: "conversation" | "transcript";
+  /** the session's shape: tool outputs above maxBlockChars (cut in a transcript) or below */
+  session: string;
+  /** the summary written this long after the turn (0: right after it, as ahead of time does) */
+  pauseMs: number;
   compactions: number;
   perCompaction: Bill;
   firstAfter: Bill;
   turnsTotal: Bill;
 }
 
-function run(framing: "conversation" | "transcript"): FramingFigures {
+function run(framing: "conversation" | "transcript", toolLines: number, turnCount: number, pauseMs = 0): FramingFigures {
   const provider = new AnthropicProvider({});
   const billing = new CacheBilling();
   const settings = compactionSettings();
@@ -55,12 +58,12 @@ function run(framing: "conversation" | "transcript"): FramingFigures {
     if (firstPending) firsts = addBills(firsts, bill);
     firstPending = false;
   };
-  for (let t = 0; t < TURNS; t++) {
+  for (let t = 0; t < turnCount; t++) {
     push({ role: "user", content: `step ${t}: look at module ${t % 50} and fix what the tests report`, timestamp: 0 });
     ask();
     const id = `toolu_${t}`;
     push({ role: "assistant", content: [{ type: "toolCall", id, name: "read", arguments: { path: `src/mod${t % 50}.ts` } }], api: "anthropic-messages", provider: "anthropic", model: MODEL.id, usage: undefined as never, stopReason: "toolUse", timestamp: 0 } as AgentMessage);
-    push({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text: `// module ${t}\n` + `export function f${t}(x: number) { return x * ${t} + compute(x, ${t}); }\n`.repeat(90) }], isError: false, timestamp: 0 } as AgentMessage);
+    push({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text: `// module ${t}\n` + `export function f${t}(x: number) { return x * ${t} + compute(x, ${t}); }\n`.repeat(toolLines) }], isError: false, timestamp: 0 } as AgentMessage);
     ask();
     push({ role: "assistant", content: [{ type: "text", text: `Fixed module ${t}: the tests pass.` }], api: "anthropic-messages", provider: "anthropic", model: MODEL.id, usage: undefined as never, stopReason: "stop", timestamp: 0 } as AgentMessage);
     const tokens = overhead + messages.reduce((s, m) => s + estimateMessageTokens(m), 0);
@@ -79,6 +82,7 @@ function run(framing: "conversation" | "transcript"): FramingFigures {
       const after = messages.slice(sent.messages.length);
       body = provider.buildParams({ ...sent, messages: [...sent.messages, ...after, { role: "user", content: conversationAsk(p, p.firstKeptIndex), timestamp: 0 }], cachePrefix: sent.messages.length });
     }
+    clock += pauseMs;
     summaries = addBills(summaries, billing.bill(body, clock, SUMMARY_TOKENS));
     clock += STEP_MS;
     compactions++;
@@ -89,11 +93,24 @@ function run(framing: "conversation" | "transcript"): FramingFigures {
     firstPending = true;
   }
   const per = (b: Bill, n: number): Bill => ({ input: b.input / n, cacheRead: b.cacheRead / n, cacheWrite: b.cacheWrite / n, output: b.output / n, cost: b.cost / n });
-  return { framing, compactions, perCompaction: per(summaries, Math.max(1, compactions)), firstAfter: per(firsts, Math.max(1, compactions)), turnsTotal: turns };
+  return { framing, session: toolLines * 70 > compactionSettings().maxBlockChars ? `tool outputs ~${Math.round((toolLines * 70) / 100) / 10}k chars (cut to maxBlockChars in a transcript)` : `tool outputs ~${toolLines * 70} chars (whole in a transcript)`, pauseMs, compactions, perCompaction: per(summaries, Math.max(1, compactions)), firstAfter: per(firsts, Math.max(1, compactions)), turnsTotal: turns };
 }
 
-export function framingCost(): { conversation: FramingFigures; transcript: FramingFigures; ratio: number; firstAfterRatio: number } {
-  const conversation = run("conversation");
-  const transcript = run("transcript");
+export interface FramingComparison {
+  conversation: FramingFigures;
+  transcript: FramingFigures;
+  /** conversation / transcript, per compaction */
+  ratio: number;
+  firstAfterRatio: number;
+}
+
+function compare(toolLines: number, turnCount: number): FramingComparison {
+  const conversation = run("conversation", toolLines, turnCount);
+  const transcript = run("transcript", toolLines, turnCount);
   return { conversation, transcript, ratio: conversation.perCompaction.cost / transcript.perCompaction.cost, firstAfterRatio: conversation.firstAfter.cost / transcript.firstAfter.cost };
+}
+
+/** Both framings on two session shapes, and the conversation framing written after the cache went cold (6 minutes idle). */
+export function framingCost(): { large: FramingComparison; small: FramingComparison; cold: FramingFigures } {
+  return { large: compare(90, 260), small: compare(24, 800), cold: run("conversation", 90, 260, 6 * 60_000) };
 }

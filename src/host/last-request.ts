@@ -7,8 +7,18 @@ import type { SummarizerPort, SummarizerRequest } from "../compaction/index.js";
 import type { AgentMessage } from "../messages/types.js";
 import { ProviderError, type ModelInfo, type Provider, type StreamRequest } from "../llm/types.js";
 
+/**
+ * Past this since the request was sent its cache entry may have expired (Anthropic's lives 5
+ * minutes from its last read): sent again cold, the conversation would be written to the cache at
+ * 1.25x the input price, more than the transcript costs, so the transcript framing is used.
+ */
+export const WARM_FOR_MS = 4.5 * 60_000;
+
 export class LastRequest {
   private sent: StreamRequest | null = null;
+  private sentAt = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** The provider, with each request it is asked for recorded (the latest one kept). */
   wrap(provider: Provider): Provider {
@@ -16,6 +26,7 @@ export class LastRequest {
       name: provider.name,
       stream: (request) => {
         this.sent = request;
+        this.sentAt = this.now();
         return provider.stream(request);
       },
     };
@@ -28,11 +39,13 @@ export class LastRequest {
   /**
    * A port that writes the summary in conversation framing for `context` (the messages the
    * compaction reads), or undefined when the recorded request is not this context's beginning
-   * (none yet, another model, another branch) or the context after it does not start with a reply.
+   * (none yet, another model, another branch), the context after it does not start with a reply,
+   * or its cache has likely gone cold.
    */
   conversationPort(context: readonly AgentMessage[], model: ModelInfo, provider: Provider): SummarizerPort | undefined {
     const sent = this.sent;
     if (!sent || sent.model.id !== model.id || sent.model.provider !== model.provider) return undefined;
+    if (this.now() - this.sentAt > WARM_FOR_MS) return undefined;
     const n = sent.messages.length;
     if (context.length <= n || context[n].role !== "assistant") return undefined;
     for (let i = 0; i < n; i++) if (sent.messages[i] !== context[i] && JSON.stringify(sent.messages[i]) !== JSON.stringify(context[i])) return undefined;
