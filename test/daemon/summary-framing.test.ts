@@ -123,3 +123,26 @@ test("summaryFraming \"transcript\" keeps the serialized request for the session
   assert.equal((summary.body.tools ?? []).length, 0);
   assert.equal(summary.body.messages.length, 1);
 });
+
+test("the summary written ahead of time uses the conversation framing right after the turn, and the compaction that adopts it reports its cost", async (t) => {
+  const { d, sessionId } = await session(t, { prepareAt: 0.8 });
+  fake.enqueue(textReply("first answer", { usage: { input_tokens: 3000 } }));
+  await d.peer.runPrompt(sessionId, bigText("ONE"));
+  const from = d.peer.mark();
+  // past 0.8 of the threshold (40,000 - 16,384), under it: the summary starts when this run ends
+  fake.enqueue(textReply("second answer", { usage: { input_tokens: 23_000 } }), textReply("AHEAD SUMMARY", { usage: { input_tokens: 20, output_tokens: 80, cache_read_input_tokens: 2500, cache_creation_input_tokens: 0 } }));
+  await d.peer.runPrompt(sessionId, bigText("TWO"));
+  const agentAt = fake.requests.length - 1;
+  const started = asEvent(await d.peer.waitEvent((e) => e.type === "compaction_update" && e.reason === "prepare", "the summary ahead of time", from), "compaction_update");
+  await d.peer.waitEvent((e) => e.type === "compaction_update" && e.compactionId === started.compactionId && e.phase === "ready", "it is ready", from);
+  const agent = fake.requests[agentAt];
+  const summary = fake.requests[agentAt + 1];
+  assert.ok(json(summary.body.messages).startsWith(json(agent.body.messages).slice(0, -1)), "the request just sent, read again from the cache");
+  fake.enqueue(textReply("third answer"));
+  await d.peer.runPrompt(sessionId, bigText("THREE"));
+  const end = asEvent(await d.peer.waitEvent((e) => e.type === "compaction_end" && e.compactionId === started.compactionId, "compaction_end", from), "compaction_end");
+  assert.equal(end.prepared, true);
+  assert.deepEqual({ ...end.cost, cost: 0 }, { input: 20, cacheRead: 2500, cacheWrite: 0, output: 80, cost: 0 });
+  const stats = await d.peer.request("getSessionStats", { sessionId });
+  assert.equal(stats.compaction?.count, 1);
+});
