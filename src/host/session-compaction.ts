@@ -8,8 +8,10 @@
 // (cut, summarize) are src/compaction's.
 import { randomUUID } from "node:crypto";
 import {
+  addCost,
   appendCompaction,
   compact,
+  emptyCost,
   compactionInputOf,
   prepareCompaction,
   shouldCompact,
@@ -259,13 +261,17 @@ export class SessionCompaction {
     const { firstKeptEntryId, tokensBefore } = c.prep;
     const tokensAfter = tokensAfterSummary(written.summary, c.prep);
     // reason and tokensAfter stored too: a marker drawn after a reload reads as the live one did (getHistory)
-    const details = { ...written.details, reason: c.reason, tokensAfter, ...(written.cost ? { cost: written.cost } : {}) } as StoredCompaction["details"];
+    // a summary written ahead of time that failed was billed too: this compaction reports it
+    const wasted = this.ahead.takeWasted();
+    const cost = wasted && !fromHook ? { ...(written.cost ?? emptyCost()) } : written.cost;
+    if (wasted && cost) addCost(cost, wasted);
+    const details = { ...written.details, reason: c.reason, tokensAfter, ...(cost ? { cost } : {}) } as StoredCompaction["details"];
     appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
     // whatever was prepared describes a context that no longer exists
     this.ahead.spent();
     this.host.lastRequest?.forget();
     const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter, details: written.details };
-    return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback, cost: written.cost };
+    return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback, cost };
   }
 
   /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
