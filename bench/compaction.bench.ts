@@ -11,6 +11,7 @@ import { compactionInputOf, compactionSettings, estimateMessageTokens, prepareCo
 import { SessionFile } from "../src/session/session-file.js";
 import { charsOver4, estimatorError, usageDeltas } from "../test/support/usage-deltas.js";
 import { writeSyntheticSession } from "./synthetic-session.js";
+import { framingCost } from "./framing-cost.js";
 import { collectGarbage, median, round, table } from "./util.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -187,7 +188,21 @@ export async function runCompactionBench(opts: { mb?: number; runs?: number; log
       estimator = { pairs: deltas.length, pith: ours, charsOver4: pi };
     } else log(`(Pi fixture not found at ${FIXTURE}: estimator figures skipped)`);
 
-    const figures = { bench: "compaction", sizes, prepareOverOpen: round(full.ratio, 4), meetsTarget: full.ratio < TARGET_RATIO, estimator };
+    const framing = framingCost();
+    const usd = (n: number) => `$${round(n, 4)}`;
+    log("");
+    log("cost per compaction by summary framing (scripted sessions of 260 and 800 turns, Sonnet prices, cache reads 0.1x, writes 1.25x, 5-minute life):");
+    const rows = [framing.large.conversation, framing.large.transcript, framing.cold, framing.small.conversation, framing.small.transcript];
+    log(
+      table([
+        ["session", "framing", "written", "compactions", "input", "cache read", "cache write", "output", "USD per compaction", "first request after (USD)"],
+        ...rows.map((f) => [f.session, f.framing, f.pauseMs === 0 ? "right after a turn" : `${f.pauseMs / 60_000} min idle`, f.compactions, Math.round(f.perCompaction.input), Math.round(f.perCompaction.cacheRead), Math.round(f.perCompaction.cacheWrite), f.perCompaction.output, usd(f.perCompaction.cost), usd(f.firstAfter.cost)]),
+      ]),
+    );
+    for (const [name, c] of [["large tool outputs", framing.large], ["small tool outputs", framing.small]] as const) {
+      log(`${name}: conversation / transcript per compaction ${round(c.ratio, 3)}x (target <= 0.2x: ${c.ratio <= 0.2 ? "met" : "MISSED"}); first request after ${round(c.firstAfterRatio, 3)}x`);
+    }
+    const figures = { bench: "compaction", sizes, prepareOverOpen: round(full.ratio, 4), meetsTarget: full.ratio < TARGET_RATIO, estimator, framing };
     log("");
     log(JSON.stringify(figures));
     return figures;

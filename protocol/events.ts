@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   AgentMessage,
   AssistantMessage,
+  CompactionCost,
   CompactionReason,
   CompactionResult,
   ErrorClass,
@@ -130,6 +131,8 @@ export const events = {
     fallback: z.object({ reason: z.string() }).optional(),
     /** the compaction failed (not aborted): why */
     error: z.string().optional(),
+    /** what pith's summarizer requests for this compaction cost, summed (one written ahead of time included); absent when a client's hook wrote the summary */
+    cost: CompactionCost.optional(),
   }),
   /** navigateTree {summarize: true} started summarizing the branch being left */
   branch_summary_start: z.object({ ...base, targetId: Id, fromId: Id.nullable() }),

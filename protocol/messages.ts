@@ -205,6 +205,9 @@ export const CompactionDetails = openObject({
   fallback: z.boolean().optional(),
 });
 
+/** What summarizer requests cost: tokens by kind and USD at the model's prices (compaction_end.cost, getSessionStats.compaction). */
+export const CompactionCost = z.object({ input: z.number(), cacheRead: z.number(), cacheWrite: z.number(), output: z.number(), cost: z.number() });
+
 /** A compaction as stored: the `compact` result and compaction_end's `result`. */
 export const CompactionResult = z.object({
   summary: z.string(),

@@ -5,6 +5,7 @@ import { PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./version.js";
 import { CompactionThreshold, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
 import {
   AgentMessage,
+  CompactionCost,
   CompactionResult,
   Id,
   ImageInput,
@@ -445,6 +446,8 @@ const getSessionStats = {
     tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number(), total: z.number() }),
     /** USD */
     cost: z.number(),
+    /** what pith's compactions cost (every stored compaction entry's summarizer requests, summed); absent before the first */
+    compaction: CompactionCost.extend({ count: NonNegInt }).optional(),
   }),
 } satisfies MethodDef;
 

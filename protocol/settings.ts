@@ -86,6 +86,12 @@ export const CompactionSettings = z.object({
    * the summary is written in the background so the trigger finds it ready (0: off)
    */
   prepareAt: z.number().min(0).lt(1),
+  /**
+   * how a summary is asked for: "conversation" sends the agent's last request again (read from the
+   * prompt cache) with the ask after it; "transcript" serializes the span into one new message.
+   * Unset: conversation where the provider caches, transcript elsewhere or for another model.
+   */
+  summaryFraming: z.enum(["conversation", "transcript"]).optional(),
   prune: PruneSettings,
 });
 

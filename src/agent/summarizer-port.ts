@@ -28,8 +28,12 @@ export function providerSummarizer(provider: Provider, model: ModelInfo): Summar
         maxTokens: Math.min(request.maxTokens, model.maxOutputTokens),
         signal,
       })) {
-        if (ev.type === "error") throw ev.error;
+        if (ev.type === "error") {
+          request.onUsage?.(ev.message.usage);
+          throw ev.error;
+        }
         if (ev.type === "text_delta") onDelta?.(ev.delta);
+        if (ev.type === "done") request.onUsage?.(ev.message.usage);
         if (ev.type === "done") text = ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
       }
       if (!text.trim()) throw new ProviderError({ errorClass: "fatal", message: "the summarizer returned no text" });

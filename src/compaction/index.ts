@@ -7,6 +7,8 @@ export * from "./prompts.js";
 export * from "./summarizer.js";
 export * from "./prepare.js";
 export * from "./compact.js";
+export * from "./cost.js";
+export * from "./conversation-prompt.js";
 export * from "./fallback.js";
 export * from "./prune.js";
 export * from "./branch-summary.js";

@@ -5,7 +5,7 @@ export const SUMMARIZER_SYSTEM_PROMPT = `You write handover notes for a coding a
 
 Never reply to the user, answer questions from the transcript, or carry on the work yourself. Output only the notes, in the format you are asked for.`;
 
-const FORMAT = `## Goal
+export const FORMAT = `## Goal
 What the user wants done. Several goals if the session moved between tasks.
 
 ## Constraints & Preferences
@@ -30,7 +30,7 @@ What the user wants done. Several goals if the session moved between tasks.
 ## Critical Context
 - Facts the next assistant cannot do without: paths, names, commands, values, error messages, or "(none)".`;
 
-const RULES = `Keep every section short. Copy file paths, identifiers, commands and error messages exactly.`;
+export const RULES = `Keep every section short. Copy file paths, identifiers, commands and error messages exactly.`;
 
 export interface PromptOptions {
   /** extra focus the user asked for ("focus on the database migration") */
@@ -39,7 +39,7 @@ export interface PromptOptions {
   compressDone?: boolean;
 }
 
-function tail(options: PromptOptions): string {
+export function tail(options: PromptOptions): string {
   let text = "";
   if (options.compressDone) {
     text += `\n\nThe existing notes are getting long. Fold older "Done" items into a few one-line entries that keep only what later work depends on.`;

@@ -5,6 +5,7 @@
 import { estimateTextTokens } from "./estimate.js";
 import { branchPrompt, initialPrompt, SUMMARIZER_SYSTEM_PROMPT, turnPrefixPrompt, updatePrompt, type PromptOptions } from "./prompts.js";
 import { truncateMiddle } from "./serialize.js";
+import type { Usage } from "../messages/types.js";
 
 export type SummaryKind = "history" | "turn-prefix" | "branch";
 
@@ -13,6 +14,8 @@ export interface SummarizerRequest {
   systemPrompt: string;
   prompt: string;
   maxTokens: number;
+  /** the request's usage once known (a port that can tell calls it, for compaction_end.cost) */
+  onUsage?: (usage: Usage) => void;
 }
 
 /**
@@ -73,6 +76,8 @@ export interface SummarizeOptions {
    * lower `limits.contextWindow` (a limit learned from the error), which the next request uses.
    */
   onOverflow?: (err: unknown, requestTokens: number) => void;
+  /** each request's usage (see SummarizerRequest.onUsage) */
+  onUsage?: (usage: Usage) => void;
 }
 
 export interface SummarizeOutcome {
@@ -95,7 +100,7 @@ function promptFor(kind: SummaryKind, transcript: string, running: string | unde
   return initialPrompt(transcript, options);
 }
 
-async function callWithTimeout(port: SummarizerPort, request: SummarizerRequest, signal: AbortSignal, timeoutMs: number, onDelta?: (text: string) => void): Promise<string> {
+export async function callWithTimeout(port: SummarizerPort, request: SummarizerRequest, signal: AbortSignal, timeoutMs: number, onDelta?: (text: string) => void): Promise<string> {
   if (signal.aborted) throw new CompactionAbortedError();
   const timer = new AbortController();
   const timeout = setTimeout(() => timer.abort(), timeoutMs);
@@ -159,7 +164,7 @@ export async function summarizeBlocks(blocks: readonly string[], opts: Summarize
     }
 
     const prompt = promptFor(opts.kind, chunk.join(BLOCK_SEPARATOR), running, promptOptions);
-    const request: SummarizerRequest = { kind: opts.kind, systemPrompt: SUMMARIZER_SYSTEM_PROMPT, prompt, maxTokens: opts.maxTokens };
+    const request: SummarizerRequest = { kind: opts.kind, systemPrompt: SUMMARIZER_SYSTEM_PROMPT, prompt, maxTokens: opts.maxTokens, onUsage: opts.onUsage };
     requests++;
     requestTokens.push(Math.ceil(SYSTEM_TOKENS + estimateTextTokens(prompt)));
     if (opts.onProgress) {

@@ -5,7 +5,7 @@
 // stored before the trigger, so a session that never reaches it stores nothing extra.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { compact, prepareCompaction, CompactionAbortedError, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
+import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
 import type { PreparedCompaction } from "../../protocol/methods.js";
 import type { SummarizerChoice } from "./context-budget.js";
 import type { EventFields } from "./session-events.js";
@@ -67,6 +67,8 @@ export class AheadOfTime {
   private job: Job | null = null;
   /** a preparation failed for this basis (the compaction it would update): do not start over until it changes */
   private failedFor: string | null | undefined = undefined;
+  /** what summaries written ahead of time that failed cost: billed all the same, reported with the next compaction */
+  private wasted: SummaryCost | null = null;
 
   constructor(
     private readonly logger: Logger,
@@ -111,6 +113,7 @@ export class AheadOfTime {
     this.emit({ compactionId: job.id, reason: job.reason, phase: "summarizing" });
     job.promise = compact(job.prep, {
       port: from.summarizer.port,
+      conversation: from.summarizer.conversation,
       limits: from.summarizer.limits,
       settings: from.settings,
       signal: controller.signal,
@@ -122,6 +125,8 @@ export class AheadOfTime {
     }).then(
       (result) => {
         if (result.fallback) {
+          this.wasted ??= emptyCost();
+          addCost(this.wasted, result.cost);
           // the summarizer failed: the trigger will write the summary itself (and fall back then if it must)
           this.logger.warn({ reason: result.fallback.reason }, "the summary written ahead of time failed; it will be written at the trigger");
           this.failed(job, basis);
@@ -154,6 +159,13 @@ export class AheadOfTime {
     job.controller.abort();
     this.logger.debug({ compactionId: job.id, why }, "summary written ahead of time discarded");
     this.emit({ compactionId: job.id, reason: job.reason, phase: "discarded" });
+  }
+
+  /** What failed summaries written ahead of time cost since the last compaction (then reset). */
+  takeWasted(): SummaryCost | null {
+    const w = this.wasted;
+    this.wasted = null;
+    return w;
   }
 
   /** A compaction was stored (with the summary, or another): whatever was held describes a context that no longer exists. */

@@ -6,6 +6,8 @@ import type { Logger } from "pino";
 import { providerSummarizer } from "../agent/summarizer-port.js";
 import { compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
+import type { AgentMessage } from "../messages/types.js";
+import type { LastRequest } from "./last-request.js";
 import type { SessionFile } from "../session/session-file.js";
 import { windowAfterOverflow } from "./context-window.js";
 import { ErrorCode, HostError } from "./errors.js";
@@ -28,6 +30,8 @@ export interface CompactionHost {
   model(): ModelInfo;
   /** the system prompt and tool definitions in tokens: sent with every request */
   overheadTokens(): number;
+  /** the agent's last request as sent (conversation framing sends it again) */
+  lastRequest?: LastRequest;
   emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
 }
 
@@ -40,6 +44,20 @@ export interface SummarizerChoice {
   modelKey: string;
   /** a request was rejected as too long: learn the limit (and lower limits.contextWindow) */
   onOverflow(err: unknown, requestTokens: number): void;
+  /** conversation framing's port, when it applies to this context (see framingOf) */
+  conversation?: SummarizerPort;
+}
+
+/** The APIs whose servers cache a repeated prefix: a summary framed as the conversation reads it at a tenth of the price. */
+const CACHING_APIS: ReadonlySet<string> = new Set(["anthropic", "openai-responses", "openai-completions"]);
+
+/** The framing a summary uses: the setting's, else conversation where the provider caches; transcript for another model. */
+export function framingOf(settings: CompactionSettings, session: ModelInfo, summarizer: ModelInfo): "conversation" | "transcript" {
+  if (summarizer.id !== session.id || summarizer.provider !== session.provider) return "transcript";
+  if (settings.summaryFraming) return settings.summaryFraming;
+  // no api: the scripted provider's, or Anthropic's for models from older tables
+  const api = session.api ?? (session.provider === "scripted" ? undefined : "anthropic");
+  return api !== undefined && CACHING_APIS.has(api) ? "conversation" : "transcript";
 }
 
 export class ContextBudget {
@@ -104,13 +122,16 @@ export class ContextBudget {
     return next;
   }
 
-  /** The model that writes summaries (the settings' or the session's), with the window in effect for it. */
-  summarizer(): SummarizerChoice {
+  /** The model that writes summaries (the settings' or the session's), with the window in effect for it, for `context`. */
+  summarizer(context: readonly AgentMessage[]): SummarizerChoice {
     const settings = this.settings;
     const model = settings.model ? this.host.resolveModel(settings.model) : this.host.model();
     const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
+    const provider = this.host.providerFor(model);
+    const conversation = framingOf(settings, this.host.model(), model) === "conversation" && provider.name !== "scripted" ? this.host.lastRequest?.conversationPort(context, model, provider) : undefined;
     return {
-      port: providerSummarizer(this.host.providerFor(model), model),
+      conversation,
+      port: providerSummarizer(provider, model),
       limits,
       modelKey: `${this.host.model().id}|${model.id}`,
       onOverflow: (err, requestTokens) => {

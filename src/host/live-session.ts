@@ -16,6 +16,7 @@ import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
+import { LastRequest } from "./last-request.js";
 import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
 import { buildSessionAgent, storedModel, untilStored } from "./session-agent.js";
 import { SessionCompaction } from "./session-compaction.js";
@@ -60,6 +61,8 @@ export class LiveSession {
   private thinkingLevel: ThinkingLevel;
   /** the window in effect, the threshold, compactions and the summary written ahead of time */
   private readonly compaction: SessionCompaction;
+  /** the agent's last model request as sent: a summary in conversation framing sends it again */
+  private readonly lastRequest = new LastRequest();
   private overheadTokens = 0; // the system prompt and tool definitions in tokens: sent with every request
   private readonly settings: SessionSettings; // in the file: setting permissionMode stores it, synced
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
@@ -92,6 +95,7 @@ export class LiveSession {
       resolveModel: deps.resolveModel,
       model: () => this.model,
       overheadTokens: () => this.overheadTokens,
+      lastRequest: this.lastRequest,
       emit: this.emit,
     });
     this.restoredQueue = savedQueue(file);
@@ -189,7 +193,7 @@ export class LiveSession {
   private makeAgent(): Agent {
     const { agent, overheadTokens } = buildSessionAgent({
       file: this.file,
-      provider: this.deps.providerFor(this.model),
+      provider: this.lastRequest.wrap(this.deps.providerFor(this.model)),
       model: this.model,
       thinkingLevel: this.thinkingLevel,
       tools: this.deps.tools,

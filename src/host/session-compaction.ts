@@ -8,8 +8,10 @@
 // (cut, summarize) are src/compaction's.
 import { randomUUID } from "node:crypto";
 import {
+  addCost,
   appendCompaction,
   compact,
+  emptyCost,
   compactionInputOf,
   prepareCompaction,
   shouldCompact,
@@ -17,6 +19,7 @@ import {
   tokensAfterSummary,
   CompactionAbortedError,
   type CompactionPreparation,
+  type SummaryCost,
   type CompactionReason,
 } from "../compaction/index.js";
 import type { ModelInfo } from "../llm/types.js";
@@ -49,6 +52,8 @@ interface Written {
   summary: string;
   details: StoredCompaction["details"];
   fallback?: { reason: string };
+  /** what pith's summarizer requests cost (none: the client's hook wrote it) */
+  cost?: SummaryCost;
 }
 
 export class SessionCompaction {
@@ -151,7 +156,7 @@ export class SessionCompaction {
     if (outer.aborted) controller.abort();
     this.active = controller;
     this.host.emit("compaction_start", { ...tag, tokensBefore: c.prep.tokensBefore });
-    let outcome: StoredCompaction | "cancelled";
+    let outcome: StoredCompaction & { cost?: SummaryCost } | "cancelled";
     try {
       outcome = await this.summarizeAndStore(c);
     } catch (err) {
@@ -170,9 +175,10 @@ export class SessionCompaction {
       if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
       return null;
     }
-    this.host.emit("compaction_end", { ...tag, result: outcome, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback });
+    const { cost, ...result } = outcome;
+    this.host.emit("compaction_end", { ...tag, result, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback, ...(cost ? { cost } : {}) });
     this.emitUsage();
-    return outcome;
+    return result;
   }
 
   /** What to summarize: the prepared summary's cut when it still serves, else a cut chosen now; null when skipped. */
@@ -222,7 +228,7 @@ export class SessionCompaction {
   }
 
   /** The client's beforeCompact hook decides first; then the prepared summary, pith's summary now, or the client's. */
-  private async summarizeAndStore(c: Compaction): Promise<StoredCompaction | "cancelled"> {
+  private async summarizeAndStore(c: Compaction): Promise<StoredCompaction & { cost?: SummaryCost } | "cancelled"> {
     const decision = await this.host.beforeCompact({ sessionId: this.host.sessionId, reason: c.reason, preparation: wirePreparation(c.prep, c.instructions) });
     if (c.signal.aborted) throw new CompactionAbortedError();
     if (decision.action === "cancel") return "cancelled";
@@ -239,6 +245,7 @@ export class SessionCompaction {
     this.emitUpdate({ compactionId: c.id, reason: c.reason, phase: "summarizing" });
     return compact(c.prep, {
       port: summarizer.port,
+      conversation: summarizer.conversation,
       limits: summarizer.limits,
       settings: c.now.settings,
       signal: c.signal,
@@ -249,19 +256,24 @@ export class SessionCompaction {
   }
 
   /** Stores the compaction's entry: the one place one is written, whoever wrote the summary (fromHook: the client's hook did). */
-  private store(c: Compaction, written: Written, fromHook = false): StoredCompaction {
+  private store(c: Compaction, written: Written, fromHook = false): StoredCompaction & { cost?: SummaryCost } {
     // a summary written ahead of time, if one is held, gives way to the client's
     if (fromHook) this.discardPrepared("the client's beforeCompact hook wrote the summary");
     this.emitUpdate({ compactionId: c.id, reason: c.reason, phase: "applying" });
     const { firstKeptEntryId, tokensBefore } = c.prep;
     const tokensAfter = tokensAfterSummary(written.summary, c.prep);
     // reason and tokensAfter stored too: a marker drawn after a reload reads as the live one did (getHistory)
-    const details = { ...written.details, reason: c.reason, tokensAfter } as StoredCompaction["details"];
+    // a summary written ahead of time that failed was billed too: this compaction reports it
+    const wasted = this.ahead.takeWasted();
+    const cost = wasted && !fromHook ? { ...(written.cost ?? emptyCost()) } : written.cost;
+    if (wasted && cost) addCost(cost, wasted);
+    const details = { ...written.details, reason: c.reason, tokensAfter, ...(cost ? { cost } : {}) } as StoredCompaction["details"];
     appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
     // whatever was prepared describes a context that no longer exists
     this.ahead.spent();
+    this.host.lastRequest?.forget();
     const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter, details: written.details };
-    return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback };
+    return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback, cost };
   }
 
   /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
@@ -276,7 +288,7 @@ export class SessionCompaction {
       leafId: this.host.file.leafId,
       // built when first needed (a summary the client's hook writes needs none)
       get summarizer() {
-        return (summarizer ??= budget.summarizer());
+        return (summarizer ??= budget.summarizer(input.messages));
       },
     };
   }

@@ -62,7 +62,9 @@ export class AnthropicProvider implements Provider {
   buildParams(request: StreamRequest): Anthropic.MessageCreateParamsStreaming {
     const { messages, notes } = toApiMessages(request.messages, request.model.provider);
     for (const note of notes) this.log?.warn({ model: request.model.id }, `request repaired: ${note}`);
-    addCacheBreakpoints(messages);
+    // an earlier request sent again with more after it: its breakpoints where they were
+    const prefix = request.cachePrefix;
+    addCacheBreakpoints(prefix === undefined ? messages : messages.slice(0, toApiMessages(request.messages.slice(0, prefix), request.model.provider).messages.length));
     const tools: Anthropic.Tool[] = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));
     if (tools.length > 0) tools[tools.length - 1].cache_control = { type: "ephemeral" };
     return {

@@ -41,6 +41,12 @@ export interface StreamRequest {
   maxTokens: number;
   thinkingLevel?: ThinkingLevel;
   signal: AbortSignal;
+  /**
+   * The first `cachePrefix` messages are an earlier request's, sent again to read it from the
+   * prompt cache (a summary in conversation framing): the cache breakpoints go where that request
+   * had them, none after, so its prefix is sent byte for byte as it was.
+   */
+  cachePrefix?: number;
 }
 
 /** Why a request failed, in the terms the session host acts on. */

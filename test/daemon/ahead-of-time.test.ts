@@ -103,7 +103,7 @@ test("at the trigger a summary written ahead of time is applied at once: no summ
   file.close();
   assert.ok(prep.ok);
   assert.equal(entry.summary, assembleSummary(SUMMARY, prep.preparation.userMessages, prep.preparation.fileLists));
-  const { reason, tokensAfter, ...details } = entry.details as Record<string, unknown>;
+  const { reason, tokensAfter, cost, ...details } = entry.details as Record<string, unknown>;
   assert.deepEqual(details, { ...prep.preparation.fileLists, userMessages: prep.preparation.userMessages });
   assert.equal(reason, "threshold", "stored for a marker drawn after a reload");
   assert.equal(typeof tokensAfter, "number");

@@ -107,7 +107,8 @@ export const SMALL_MODEL = { id: "small-model", contextWindow: 40_000, maxOutput
  * Settings for the flow tests: the small model is known, and keepRecentTokens is small so that a
  * short session has something before the cut (a big user message then starts the kept part).
  */
-export const FLOW_SETTINGS = { models: [SMALL_MODEL], compaction: { keepRecentTokens: 200 } };
+// transcript framing: these flows tell the summarizer's requests by their having no tools (summary-framing.test.ts covers the conversation framing)
+export const FLOW_SETTINGS = { models: [SMALL_MODEL], compaction: { keepRecentTokens: 200, summaryFraming: "transcript" as const } };
 
 /** A user message of about 1000 estimated tokens (words, so the estimate is stable). */
 export function bigText(tag: string, words = 700): string {
