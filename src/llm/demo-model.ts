@@ -7,8 +7,8 @@ import { nextDemoTurn } from "./demo-script.js";
 import { playTurn } from "./scripted.js";
 import type { Provider, StreamEvent, StreamRequest } from "./types.js";
 
-/** The pause between two pieces of text, ms: about 20 words a second. PITH_DEMO_PACE_MS overrides it (0: no pause). */
-export const DEMO_PACE_MS = 45;
+/** The pause between two pieces of text, ms: about 14 words a second, slow enough to watch, steer and abort. PITH_DEMO_PACE_MS overrides it (0: no pause). */
+export const DEMO_PACE_MS = 70;
 const TEXT_CHUNK = 5;
 const JSON_CHUNK = 40;
 

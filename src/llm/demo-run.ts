@@ -40,6 +40,9 @@ function runStart(messages: readonly AgentMessage[]): number {
   return -1;
 }
 
+/** The result the agent gives a tool call it skipped because the user's steer arrived first (agent/tool-calls.ts). */
+const SKIPPED_FOR_STEER = /^Skipped: the user sent a new message/;
+
 export function readRun(messages: readonly AgentMessage[]): DemoRun {
   const start = runStart(messages);
   const run: DemoRun = { prompt: start >= 0 ? textOf((messages[start] as { content: unknown }).content).trim() : "", steps: [], steers: [], notes: undefined };
@@ -58,6 +61,11 @@ export function readRun(messages: readonly AgentMessage[]): DemoRun {
       const r = m as ToolResultMessage;
       const step = byId.get(r.toolCallId);
       if (!step) continue;
+      if (r.isError && SKIPPED_FOR_STEER.test(textOf(r.content))) {
+        // it never ran (a steer came first): not a failure, a step still to take
+        run.steps.splice(run.steps.indexOf(step), 1);
+        continue;
+      }
       step.ok = !r.isError;
       step.output = textOf(r.content);
       noteWhatTheStepShows(run, step);

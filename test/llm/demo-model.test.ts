@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { initialPrompt, updatePrompt } from "../../src/compaction/prompts.js";
 import { demoPace, DEMO_PACE_MS } from "../../src/llm/demo-model.js";
-import { tidyNotes } from "../../src/llm/demo-script.js";
+import type { AgentMessage } from "../../src/messages/types.js";
+import { failedStep, readRun } from "../../src/llm/demo-run.js";
+import { nextDemoTurn, tidyNotes } from "../../src/llm/demo-script.js";
 import { scriptedSummary } from "../../src/llm/scripted-summary.js";
 
 test("tidyNotes: one bullet style, no repeats, no blank runs; idempotent", () => {
@@ -39,4 +41,23 @@ test("the demo's pace: PITH_DEMO_PACE_MS, else the reading pace", () => {
   assert.equal(demoPace({ PITH_DEMO_PACE_MS: "" }), DEMO_PACE_MS);
   assert.equal(demoPace({ PITH_DEMO_PACE_MS: "0" }), 0);
   assert.equal(demoPace({ PITH_DEMO_PACE_MS: "junk" }), DEMO_PACE_MS);
+});
+
+test("a tool call skipped because a steer came first is a step still to take, not a failure", () => {
+  const now = Date.now();
+  const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+  const messages = [
+    { role: "user", content: "Tidy up the notes", timestamp: now },
+    { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "ls", arguments: { path: "." } }], api: "x", provider: "scripted", model: "m", usage, stopReason: "toolUse", timestamp: now },
+    { role: "toolResult", toolCallId: "c1", toolName: "ls", content: [{ type: "text", text: "(empty directory)" }], isError: false, timestamp: now },
+    { role: "assistant", content: [{ type: "toolCall", id: "c2", name: "write", arguments: { path: "notes.md", content: "- a\n" } }], api: "x", provider: "scripted", model: "m", usage, stopReason: "toolUse", timestamp: now },
+    { role: "toolResult", toolCallId: "c2", toolName: "write", content: [{ type: "text", text: "Skipped: the user sent a new message before this tool ran." }], isError: true, timestamp: now },
+    { role: "user", content: "Also note that steering works", timestamp: now },
+  ] as unknown as AgentMessage[];
+  const run = readRun(messages);
+  assert.equal(failedStep(run), undefined, "the skipped write is no failure");
+  assert.equal(run.steps.some((s) => s.name === "write"), false, "and not a step taken");
+  const turn = nextDemoTurn(run);
+  assert.match(turn.text ?? "", /^You asked: "Also note that steering works"\. Changing course/);
+  assert.match(JSON.stringify(turn.toolCalls), /- Also note that steering works/);
 });
