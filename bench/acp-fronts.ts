@@ -13,7 +13,7 @@ import { cpuMs } from "./proc-cpu.js";
 import { StdoutLines, type ArrivedLine } from "./stdout-lines.js";
 
 /** A window that holds a 1 MB write without compacting: the bench measures the wire, not compaction. */
-export const BENCH_MODEL = { id: "bench-model", contextWindow: 2_000_000, maxOutputTokens: 8_000 };
+const BENCH_MODEL = { id: "bench-model", contextWindow: 2_000_000, maxOutputTokens: 8_000 };
 
 export interface Turn {
   /** performance.now() just before the prompt was sent */

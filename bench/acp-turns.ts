@@ -61,7 +61,7 @@ export interface TurnFigures {
   cpuMs: number;
 }
 
-export function turnFigures(front: Front, turn: Turn): TurnFigures {
+function turnFigures(front: Front, turn: Turn): TurnFigures {
   const texts = turn.lines.filter((l) => front.isText(l));
   if (texts.length === 0) throw new Error(`${front.name}: no reply text in the turn`);
   return {
@@ -134,7 +134,7 @@ interface Msg {
   params?: { update?: { sessionUpdate?: string; status?: string; content?: unknown }; delta?: { type?: string }; type?: string };
 }
 
-export function lineInfo(line: ArrivedLine): LineInfo {
+function lineInfo(line: ArrivedLine): LineInfo {
   let m: Msg;
   try {
     m = JSON.parse(line.text) as Msg;

@@ -19,7 +19,7 @@ export interface Prices {
   output: number;
 }
 
-export const SONNET_PRICES: Prices = { input: 3, output: 15 };
+const SONNET_PRICES: Prices = { input: 3, output: 15 };
 
 export interface Bill {
   input: number;
@@ -30,8 +30,8 @@ export interface Bill {
   cost: number;
 }
 
-export const CACHE_READ_FACTOR = 0.1;
-export const CACHE_WRITE_FACTOR = 1.25;
+const CACHE_READ_FACTOR = 0.1;
+const CACHE_WRITE_FACTOR = 1.25;
 export const CACHE_TTL_MS = 5 * 60_000;
 const LOOKBACK_BLOCKS = 20;
 

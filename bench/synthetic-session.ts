@@ -87,7 +87,7 @@ function cap(id: string): string {
   return id[0].toUpperCase() + id.slice(1);
 }
 
-export function sentence(rng: Rng): string {
+function sentence(rng: Rng): string {
   const n = rng.int(6, 18);
   const words: string[] = [];
   for (let i = 0; i < n; i++) words.push(rng.pick(WORDS));

@@ -74,7 +74,7 @@ async function throughProvider(provider: Provider, model: ModelInfo): Promise<nu
   return n;
 }
 
-export async function measureCase(c: ProviderBenchCase, shape: Shape, deltas: number, runs: number): Promise<ProviderFigures> {
+async function measureCase(c: ProviderBenchCase, shape: Shape, deltas: number, runs: number): Promise<ProviderFigures> {
   const server = await c.startServer(shape, deltas);
   try {
     const provider = c.create(server);

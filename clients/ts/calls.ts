@@ -2,7 +2,7 @@
 // matching of answers to requests is the JSON-RPC peer's (protocol/jsonrpc-peer.ts), shared with
 // the daemon.
 import type { CallErrors } from "../../protocol/jsonrpc-peer.js";
-import { PithConnectionError, PithRpcError, PithTimeoutError } from "./errors.js";
+import { PithConnectionError, PithRpcError, PithTimeoutError } from "./call-errors.js";
 
 export interface CallOptions {
   /** reject with PithTimeoutError after this long (default: the client's callTimeoutMs, none if 0) */

@@ -18,7 +18,7 @@ import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls } from
 import { ErrorCodes } from "../../protocol/error-codes.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { CLIENT_CALL_ERRORS, type CallOptions } from "./calls.js";
-import { PithConnectionError, PithRpcError } from "./errors.js";
+import { PithConnectionError, PithRpcError } from "./call-errors.js";
 import { EventDispatch, waitForEvent, type AnyEventListener, type EventListener, type EventValidation, type SafeParser } from "./events.js";
 import { SessionSeqs } from "./seqs.js";
 import { handlerError, noHandlerFor, ServerRequestHandlers, type ServerRequestHandler } from "./server-requests.js";
@@ -26,7 +26,7 @@ import type { CloseInfo, Transport } from "./transport.js";
 import { TypedMethods } from "./typed-methods.js";
 
 export { TransportBase, type CloseInfo, type Transport } from "./transport.js";
-export { PithConnectionError, PithRpcError, PithTimeoutError } from "./errors.js";
+export { PithConnectionError, PithRpcError, PithTimeoutError } from "./call-errors.js";
 export type { CallOptions } from "./calls.js";
 export type { AnyEventArgs, AnyEventListener, EventListener, SafeParser } from "./events.js";
 export type { ServerRequestHandler } from "./server-requests.js";

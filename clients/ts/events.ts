@@ -1,7 +1,7 @@
 // Event dispatch: the server's notifications to typed listeners (`on`, `onAny`, `waitFor`), with
 // the optional debug validation of their params.
 import type { EventName, EventParams } from "../../protocol/index.js";
-import { PithConnectionError, PithTimeoutError } from "./errors.js";
+import { PithConnectionError, PithTimeoutError } from "./call-errors.js";
 import type { CloseInfo } from "./transport.js";
 
 export type EventListener<E extends EventName> = (params: EventParams<E>) => void;

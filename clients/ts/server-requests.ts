@@ -3,7 +3,7 @@
 // its safe default; a handler that throws answers -32603 (or the code of a PithRpcError it throws).
 import type { ClientCalls, DaemonCalls, JsonRpcPeer, WireError } from "../../protocol/jsonrpc-peer.js";
 import type { ServerRequestName, ServerRequestParams, ServerRequestResult } from "../../protocol/index.js";
-import { INTERNAL_ERROR, PithRpcError } from "./errors.js";
+import { INTERNAL_ERROR, PithRpcError } from "./call-errors.js";
 
 export type ServerRequestHandler<R extends ServerRequestName> = (
   params: ServerRequestParams<R>,

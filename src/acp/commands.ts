@@ -6,7 +6,7 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import type { UpdateOf } from "./content.js";
 
-export const AVAILABLE_COMMANDS: readonly AvailableCommand[] = [
+const AVAILABLE_COMMANDS: readonly AvailableCommand[] = [
   {
     name: "compact",
     description: "Summarize the conversation so far to free context; the summary replaces the older messages for the model",

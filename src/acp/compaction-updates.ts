@@ -21,7 +21,7 @@ export interface CompactionMemory {
 }
 
 /** The id of a compaction whose events carry none (streams of older daemons): from its start's seq. */
-export function fallbackCompactionId(seq: number): string {
+function fallbackCompactionId(seq: number): string {
   return `compaction-${seq}`;
 }
 

@@ -29,7 +29,7 @@ interface StreamedMessage {
   lastThinking?: number;
 }
 
-export interface LiveState extends CompactionMemory {
+interface LiveState extends CompactionMemory {
   /** calls started and not yet ended: their names and arguments */
   tools: Map<string, { name: string; args: Args }>;
   message?: StreamedMessage;

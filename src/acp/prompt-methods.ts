@@ -2,7 +2,7 @@
 // (/compact, /autocompact), which never reach the model.
 import * as acp from "@agentclientprotocol/sdk";
 import { ErrorCodes } from "../../protocol/error-codes.js";
-import { HostError } from "../host/errors.js";
+import { HostError } from "../host/host-error.js";
 import { hostErrorOf } from "../host/session-host.js";
 import type { AcpSession } from "./acp-session.js";
 import { parseCommand, type ParsedCommand } from "./commands.js";

@@ -27,7 +27,7 @@ export interface OptionsState {
   autoCompaction: boolean;
 }
 
-export const CONFIG = { model: "model", thinking: "thought_level", autocompact: "autocompact" } as const;
+const CONFIG = { model: "model", thinking: "thought_level", autocompact: "autocompact" } as const;
 
 export function configOptions(state: OptionsState, models: readonly ModelInfo[], booleans: boolean): acp.SessionConfigOption[] {
   const known = models.some((m) => m.id === state.model) ? models : [...models, { id: state.model, name: state.model } as ModelInfo];

@@ -4,7 +4,7 @@
 // walk, as with any listing that changes under it; none is repeated within a page).
 import type { SessionSummary } from "../session/list.js";
 
-export const PAGE_SIZE = 100;
+const PAGE_SIZE = 100;
 
 export class BadCursor extends Error {}
 

@@ -115,7 +115,7 @@ export function toolLocations(name: string, rawArgs: unknown, cwd: string): Tool
 }
 
 /** One replacement of an edit call: the single oldText/newText pair, or each of `edits`. */
-export function editPairs(rawArgs: unknown): { oldText: string; newText: string }[] {
+function editPairs(rawArgs: unknown): { oldText: string; newText: string }[] {
   const args = argsOf(rawArgs);
   const pairs: { oldText: string; newText: string }[] = [];
   const add = (v: unknown) => {

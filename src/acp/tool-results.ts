@@ -25,7 +25,7 @@ const OUTPUT_TOOLS = new Set(["read", "bash", "grep", "find", "ls"]);
  * JSON is mostly quotes), and several SDKs read lines of at most 64 KiB. The model got the whole
  * text; the editor is told what it was not shown.
  */
-export const WIRE_TEXT_BYTES = 56 * 1024;
+const WIRE_TEXT_BYTES = 56 * 1024;
 function fitForWire(text: string): string {
   // six bytes a character is the most escaping can make of one
   if (text.length * 6 <= WIRE_TEXT_BYTES || Buffer.byteLength(JSON.stringify(text)) <= WIRE_TEXT_BYTES) return text;
@@ -42,7 +42,7 @@ function fitForWire(text: string): string {
 }
 
 /** Output blocks as tool call content; text of output tools fenced (bash even on failure: it carries the output). */
-export function outputContent(name: string, content: unknown, isError: boolean): ToolCallContent[] {
+function outputContent(name: string, content: unknown, isError: boolean): ToolCallContent[] {
   const fence = OUTPUT_TOOLS.has(name) && (!isError || name === "bash");
   const out: ToolCallContent[] = [];
   for (const raw of Array.isArray(content) ? content : []) {
@@ -61,7 +61,7 @@ export function outputContent(name: string, content: unknown, isError: boolean):
  * Everything a finished call shows: the diffs of a write / edit that succeeded (from its
  * arguments; `before`: the file's content before a write, when the caller has it), then the output.
  */
-export function resultContent(name: string, args: unknown, result: ToolResultLike, cwd: string, before?: string | null): ToolCallContent[] {
+function resultContent(name: string, args: unknown, result: ToolResultLike, cwd: string, before?: string | null): ToolCallContent[] {
   const diffs = !result.isError && args !== undefined ? proposedDiffs(name, args, cwd, before) : [];
   return [...diffs, ...outputContent(name, result.content, result.isError)];
 }

@@ -9,7 +9,7 @@ import type { Tool, ToolContext } from "../tools/types.js";
 import type { AgentEvent, RunError, RunStopReason } from "./events.js";
 import type { QueuedPrompt } from "./pending-prompts.js";
 
-export interface ModelErrorDecision {
+interface ModelErrorDecision {
   action: "retry" | "stop";
 }
 

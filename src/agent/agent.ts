@@ -13,7 +13,7 @@ import { callModel } from "./model-call.js";
 import { PendingPrompts, type PromptInput, type QueuedPrompt } from "./pending-prompts.js";
 import { runTools, skipCalls, toolSpecsOf } from "./tool-calls.js";
 
-export type { AgentHooks, AgentOptions, ModelErrorDecision, RunResult } from "./agent-options.js";
+export type { AgentHooks, AgentOptions, RunResult } from "./agent-options.js";
 export type { PromptInput, QueuedPrompt } from "./pending-prompts.js";
 export { toolSpecsOf } from "./tool-calls.js";
 

@@ -12,7 +12,7 @@ import { readVerifiedSync } from "../tools/confined-fs.js";
 import { deniedRoot, isInside } from "../tools/paths.js";
 import type { Tool } from "../tools/types.js";
 
-export const CONTEXT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"];
+const CONTEXT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"];
 const MAX_CONTEXT_FILE_CHARS = 100_000;
 /** Bytes read of a context file: enough for MAX_CONTEXT_FILE_CHARS characters of any UTF-8. */
 const MAX_CONTEXT_FILE_BYTES = MAX_CONTEXT_FILE_CHARS * 4;

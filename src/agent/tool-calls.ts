@@ -38,7 +38,7 @@ const ABORTED_BEFORE = "Aborted by the user before this tool ran.";
  * The details of a result an abort wrote (the call was stopped or never ran): the stored turn
  * ended there, so a replay (ACP's session/load) can show it as interrupted. Pi ignores them.
  */
-export function abortedDetails(): { aborted: true } {
+function abortedDetails(): { aborted: true } {
   return { aborted: true };
 }
 

@@ -13,7 +13,7 @@ import { LineReader } from "../../protocol/ndjson-lines.js";
 import { headInfo } from "../rpc/request-id-head.js";
 
 /** The largest ACP message pith reads (the SDK's default limit, kept). */
-export const ACP_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+const ACP_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
 /**
  * For the SDK's ndJsonStream options: what passes the framer, re-encoded, is at most 3 times its

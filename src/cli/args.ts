@@ -93,7 +93,7 @@ export function takesStore(command: CommandName): boolean {
 }
 
 /** The words of the command line sorted into flags and arguments, before any command is chosen. */
-export interface Tokens {
+interface Tokens {
   args: string[];
   /** each flag's last value (true for a switch) */
   flags: Map<string, string | true>;
@@ -105,7 +105,7 @@ export interface Tokens {
 
 const SHORT: Record<string, string> = { "-h": "--help", "-p": "--print" };
 
-export function tokenize(argv: readonly string[]): Tokens {
+function tokenize(argv: readonly string[]): Tokens {
   const t: Tokens = { args: [], flags: new Map(), repeated: new Map() };
   const problem = (p: string) => (t.problem ??= p);
   for (let i = 0; i < argv.length; i++) {

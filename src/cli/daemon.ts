@@ -44,7 +44,7 @@ export interface DaemonOptions {
 const WEB_DIR = fileURLToPath(new URL("../../../clients/web/dist", import.meta.url));
 
 /** The session host on the configured store; a string says why the store could not be used (exit 1). */
-export async function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}, storeConfig?: StoreConfig): Promise<SessionHost | string> {
+async function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}, storeConfig?: StoreConfig): Promise<SessionHost | string> {
   const store = await openStore(storeConfig, log);
   if (typeof store === "string") return store;
   return new SessionHost({

@@ -11,7 +11,7 @@ import { DEMO_FILES, OFFLINE_HINT } from "../llm/demo-script.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { exitCodeOf, runPrompt } from "./run-prompt.js";
 
-export const DEMO_PROMPT = "Tidy up the notes";
+const DEMO_PROMPT = "Tidy up the notes";
 
 export async function runDemo(log: Logger): Promise<number> {
   const cwd = mkdtempSync(join(tmpdir(), "pith-demo-"));

@@ -1,6 +1,6 @@
 // Errors as a person reads them: `pith: <sentence>`, never a bare code (-32010, ENOENT) in front.
 // The stable codes stay on the wire (JSON-RPC errors); on a terminal the sentence says it.
-import { HostError } from "../host/errors.js";
+import { HostError } from "../host/host-error.js";
 import { SessionError } from "../session/index.js";
 
 const ERRNO: Record<string, string> = {
@@ -14,7 +14,7 @@ const ERRNO: Record<string, string> = {
 };
 
 /** The error's sentence: its message without a leading code, or what its errno code means. */
-export function errorSentence(err: unknown): string {
+function errorSentence(err: unknown): string {
   if (err instanceof HostError || err instanceof SessionError) return err.message;
   const e = err as NodeJS.ErrnoException | undefined;
   const code = typeof e?.code === "string" ? e.code : undefined;

@@ -12,12 +12,12 @@ import { secretSetting } from "./secret-args.js";
 export { redactUrl };
 
 /** The session files under $PITH_HOME/sessions. */
-export interface FileStoreConfig {
+interface FileStoreConfig {
   kind: "file";
 }
 
 /** A PostgreSQL database shared by the nodes of a cluster. */
-export interface PostgresStoreConfig {
+interface PostgresStoreConfig {
   kind: "postgres";
   /** the connection URL, as given (postgres://... or postgresql://...) */
   url: string;

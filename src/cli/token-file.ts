@@ -26,7 +26,7 @@ export class BadTokenFile extends Error {
   }
 }
 
-export function tokenFilePath(pithHome: string): string {
+function tokenFilePath(pithHome: string): string {
   return join(pithHome, "token");
 }
 

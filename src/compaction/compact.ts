@@ -12,7 +12,7 @@ import { addUsage, emptyCost, type SummaryCost } from "./cost.js";
 import type { Usage } from "../messages/types.js";
 
 /** The stored details, as pith's own compactions fill them: the file lists and user messages always. */
-export type CompactionDetails = Required<Pick<StoredDetails, "readFiles" | "modifiedFiles" | "userMessages">> & Pick<StoredDetails, "fallback">;
+type CompactionDetails = Required<Pick<StoredDetails, "readFiles" | "modifiedFiles" | "userMessages">> & Pick<StoredDetails, "fallback">;
 
 /** What a compaction produced: the entry the caller stores (protocol/messages.ts) and how it went. */
 export type CompactionResult = Omit<StoredCompaction, "details" | "fromHook"> & {

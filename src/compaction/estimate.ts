@@ -93,7 +93,7 @@ export function estimateMessagesTokens(messages: readonly AgentMessage[]): numbe
 }
 
 /** Context size a usage report describes: everything sent plus everything generated. */
-export function usageTokens(usage: Usage | undefined): number {
+function usageTokens(usage: Usage | undefined): number {
   if (!usage) return 0;
   return (usage.input || 0) + (usage.output || 0) + (usage.cacheRead || 0) + (usage.cacheWrite || 0);
 }

@@ -60,7 +60,7 @@ const APPENDED_SECTIONS = ["\n\n<user-messages>\n", "\n\n<read-files>\n", "\n\n<
 const ASSUMED_SUMMARY_TOKENS = 1500;
 
 /** A summary without the sections pith appends (user messages, file lists): what the model wrote. */
-export function modelWrittenPart(summary: string): string {
+function modelWrittenPart(summary: string): string {
   let end = summary.length;
   for (const marker of APPENDED_SECTIONS) {
     const at = summary.indexOf(marker);
@@ -70,7 +70,7 @@ export function modelWrittenPart(summary: string): string {
 }
 
 /** The newest user messages that fit in `budgetTokens`, oldest first; the newest is cut to fit if needed. */
-export function selectUserMessages(candidates: readonly string[], budgetTokens: number): string[] {
+function selectUserMessages(candidates: readonly string[], budgetTokens: number): string[] {
   const picked: string[] = [];
   const seen = new Set<string>();
   let used = 0;
@@ -92,7 +92,7 @@ export function selectUserMessages(candidates: readonly string[], budgetTokens: 
   return picked.reverse();
 }
 
-export function formatUserMessages(messages: readonly string[]): string {
+function formatUserMessages(messages: readonly string[]): string {
   if (messages.length === 0) return "";
   return `<user-messages>\nWhat the user said in the summarized part, word for word (oldest first):\n\n${messages.map((m) => `- ${m.replace(/\n/g, "\n  ")}`).join("\n")}\n</user-messages>`;
 }

@@ -50,7 +50,7 @@ export function tail(options: PromptOptions): string {
   return text;
 }
 
-export function transcriptBlock(transcript: string): string {
+function transcriptBlock(transcript: string): string {
   return `<transcript>\n${transcript}\n</transcript>`;
 }
 

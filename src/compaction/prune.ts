@@ -11,7 +11,7 @@ import { estimateMessageTokens } from "./estimate.js";
 import type { PruneSettings } from "./settings.js";
 
 /** One tool output to replace: the message's index in the context and the placeholder text. */
-export interface PruneEdit {
+interface PruneEdit {
   index: number;
   toolName: string;
   /** the output's estimated size, in tokens */

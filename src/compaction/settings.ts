@@ -5,7 +5,7 @@ import type { CompactionSettings, PruneSettings } from "../../protocol/settings.
 
 export type { CompactionSettings, PruneSettings };
 
-export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
+const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   enabled: true,
   reserveTokens: 16384,
   keepRecentTokens: 20000,
@@ -56,7 +56,7 @@ export function shouldPrepare(contextTokens: number, contextWindow: number, sett
 }
 
 /** Windows below this are "small": the fixed overhead and the reply take a large share of them. */
-export const SMALL_WINDOW = 32_000;
+const SMALL_WINDOW = 32_000;
 /** The reserve's share of a window: half at SMALL_WINDOW and above (Pi's rule), a quarter at 8k and below. */
 function reserveShare(contextWindow: number): number {
   const t = Math.min(1, Math.max(0, (contextWindow - 8192) / (SMALL_WINDOW - 8192)));

@@ -7,7 +7,7 @@ import { branchPrompt, initialPrompt, SUMMARIZER_SYSTEM_PROMPT, turnPrefixPrompt
 import { truncateMiddle } from "./serialize.js";
 import type { Usage } from "../messages/types.js";
 
-export type SummaryKind = "history" | "turn-prefix" | "branch";
+type SummaryKind = "history" | "turn-prefix" | "branch";
 
 export interface SummarizerRequest {
   kind: SummaryKind;
@@ -42,7 +42,7 @@ export interface SummarizerLimits {
 }
 
 /** A port reports "the prompt did not fit" by throwing an error with `errorClass: "overflow"`. */
-export function isOverflowError(err: unknown): boolean {
+function isOverflowError(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { errorClass?: unknown }).errorClass === "overflow";
 }
 
@@ -53,7 +53,7 @@ export class CompactionAbortedError extends Error {
   }
 }
 
-export class SummarizerTimeoutError extends Error {
+class SummarizerTimeoutError extends Error {
   constructor(ms: number) {
     super(`the summarizer did not answer within ${Math.round(ms / 1000)} s`);
     this.name = "SummarizerTimeoutError";

@@ -10,7 +10,7 @@ import type { AgentMessage } from "../messages/types.js";
 import type { LastRequest } from "./last-request.js";
 import type { SessionFile } from "../session/session-file.js";
 import { windowAfterOverflow } from "./context-window.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 import type { BeforeCompactHook } from "./ports.js";
 import type { EventFields } from "./session-events.js";
 import type { SessionSettings } from "./session-settings.js";

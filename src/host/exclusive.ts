@@ -8,7 +8,7 @@
 // scope before the operation runs, and the operations of LiveSession take the `Held` this gate
 // hands out, so an exclusive operation that skips the gate does not compile.
 import type { ExclusiveMethod, ParsedParamsOf } from "../../protocol/index.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 
 /** What holds the session. A run is the agent's own state once started; the others hold the slot here. */
 export type Activity = "run" | "compaction" | "tree move" | "bash command" | "change";

@@ -1,8 +1,8 @@
-// A live session: the store, an agent and the policy around them. Exclusive operations (a run,
-// a compaction, a tree move, a user command, a model change) run only once admitted to the
-// session's one slot (admit, exclusive.ts), which the front ends reach through method-gate.ts
-// by the method's scope; they take the `Held` it hands out. Reads answer at once. Every change is stored before it is announced; events
-// carry a per-session sequence number (session-events.ts).
+// A live session: the store, an agent and the policy around them. Exclusive operations (a run, a
+// compaction, a tree move, a user command, a model change) run only once admitted to the session's
+// one slot (admit, exclusive.ts), which the front ends reach through method-gate.ts by the method's
+// scope; they take the `Held` it hands out. Reads answer at once. Every change is stored before it
+// is announced; events carry a per-session sequence number (session-events.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { EventName, ExclusiveMethod, ParsedParamsOf, ResultOf } from "../../protocol/index.js";
@@ -11,7 +11,7 @@ import type { CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
@@ -321,6 +321,7 @@ export class LiveSession {
   }
 
   readonly setCompactionThreshold = (t: number | null): ResultOf<"setCompactionThreshold"> => this.compaction.budget.setThreshold(t);
+
   setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);
     this.file.sync();
@@ -334,11 +335,8 @@ export class LiveSession {
     return { entryId, label: label || undefined };
   }
 
-  /**
-   * Cancels what is in flight (a run, bash, a tree move, a compaction), waits for each to store
-   * what it must and answer its caller as cancelled, then closes the file (synced, lock
-   * released). Queued prompts stay recorded for the next open.
-   */
+  /** Cancels what is in flight, waits for each to store what it must and answer as cancelled, then
+   * closes the file (synced, lock released). Queued prompts stay recorded for the next open. */
   async close(): Promise<void> {
     this.slot.close();
     this.abort();

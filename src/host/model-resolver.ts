@@ -9,7 +9,7 @@ import type { DiscoveredModel } from "../llm/discovery/index.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
 import type { ModelInfo, WindowSource } from "../llm/types.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 
 export interface ResolverSources {
   providers: ReadonlyMap<string, ResolvedProvider>;

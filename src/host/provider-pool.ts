@@ -8,7 +8,7 @@ import { OpenAICompletionsProvider } from "../llm/openai-completions.js";
 import { OpenAIResponsesProvider } from "../llm/openai-responses.js";
 import { providerKey, type ResolvedProvider } from "../llm/provider-config.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 
 export class ProviderPool {
   private readonly built = new Map<string, Provider>();

@@ -7,7 +7,7 @@ import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
 import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
 import type { ProviderError } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
-import { ErrorCode } from "./errors.js";
+import { ErrorCode } from "./host-error.js";
 import type { QueueChange } from "./prompt-queue.js";
 import type { EventFields } from "./session-events.js";
 import type { PermissionAsker, PermissionMode } from "./ports.js";

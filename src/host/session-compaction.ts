@@ -27,7 +27,7 @@ import type { ResultOf } from "../../protocol/index.js";
 import type { PreparedCompaction } from "../../protocol/methods.js";
 import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 import type { BeforeCompactRequest } from "./ports.js";
 import { detectTruncation } from "./silent-truncation.js";
 import type { BranchSummarizer } from "./tree-move.js";

@@ -17,7 +17,7 @@ import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerCwd, callerPath } from "./caller-paths.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 import { hostErrorOf, movedError } from "./store-errors.js";
 import { LiveSession } from "./live-session.js";
 import { HostModels } from "./host-models.js";

@@ -23,7 +23,7 @@ export type { SettingsWarning };
  * may reach (outside the cwd, without asking, outside the sandbox, the daemon's environment), or
  * where the user's API keys are sent (a provider entry names a URL and a key variable).
  */
-export const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv", "providers"] as const satisfies readonly (keyof Settings)[];
+const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv", "providers"] as const satisfies readonly (keyof Settings)[];
 
 export class SettingsError extends Error {
   constructor(
@@ -65,7 +65,7 @@ export function userSettingsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(pithHome(env), "settings.json");
 }
 
-export function projectSettingsFile(cwd: string): string {
+function projectSettingsFile(cwd: string): string {
   return join(cwd, ".pith", "settings.json");
 }
 
@@ -73,7 +73,7 @@ export function projectSettingsFile(cwd: string): string {
  * A project file's settings with the keys it may not set taken out (each one a warning).
  * `secretEnv` only ever adds names, so a project may extend the user's list but not shorten it.
  */
-export function untrustedSettings(file: string, settings: Settings): { settings: Settings; warnings: SettingsWarning[] } {
+function untrustedSettings(file: string, settings: Settings): { settings: Settings; warnings: SettingsWarning[] } {
   const kept: Record<string, unknown> = { ...settings };
   const warnings: SettingsWarning[] = [];
   for (const key of TRUSTED_ONLY_KEYS) {

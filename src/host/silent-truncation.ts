@@ -7,7 +7,7 @@ import { estimateMessageTokens } from "../compaction/index.js";
 import type { AgentMessage, AssistantMessage } from "../messages/types.js";
 
 /** Reported input below this fraction of the estimate is a cut prompt (the estimate errs by ~6%). */
-export const TRUNCATION_RATIO = 0.7;
+const TRUNCATION_RATIO = 0.7;
 /** Below this the estimate's relative error is large (images, tiny prompts): never judged. */
 const MIN_ESTIMATE = 2000;
 

@@ -1,8 +1,8 @@
 // Store errors in the protocol's terms: what the session store throws becomes the code and
 // data a client is written against.
 import type { SessionOwner } from "../session/durable-sink.js";
-import { SessionError } from "../session/errors.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { SessionError } from "../session/session-error.js";
+import { ErrorCode, HostError } from "./host-error.js";
 
 /** -32018: the session is another node's (data.owner says whose, and where to reconnect). */
 export function movedError(sessionId: string, owner: SessionOwner): HostError {

@@ -68,7 +68,7 @@ function expandRoot(p: string, cwd: string): string {
  * works and off where it does not. A mode asked for explicitly stays even where bubblewrap does
  * not work: bash then refuses to run rather than run unconfined.
  */
-export function sandboxMode(settings: Settings): SandboxSetting {
+function sandboxMode(settings: Settings): SandboxSetting {
   return settings.sandbox?.mode ?? (sandboxAvailable().ok ? "workspace-write" : "off");
 }
 

@@ -3,7 +3,7 @@
 // moves and a marker is appended); only a summary parses the two paths, without caching them.
 import { prepareBranchSummary, summarizeBranch, CompactionAbortedError, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
 import type { SessionFile } from "../session/session-file.js";
-import { ErrorCode, HostError } from "./errors.js";
+import { ErrorCode, HostError } from "./host-error.js";
 import type { EventFields } from "./session-events.js";
 
 export interface TreeMoveResult {

@@ -5,7 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ModelStopReason } from "../../protocol/messages.js";
 import type { Logger } from "pino";
 import { addCacheBreakpoints, toApiMessages } from "./convert.js";
-import { classifyError, isOverflowStopReason } from "./errors.js";
+import { classifyError, isOverflowStopReason } from "./anthropic-errors.js";
 import { PartialMessage } from "./partial.js";
 import { sdkLogger } from "./sdk-logger.js";
 import { ProviderError, type ModelInfo, type Provider, type StreamEvent, type StreamRequest, type ThinkingLevel } from "./types.js";

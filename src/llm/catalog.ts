@@ -13,7 +13,7 @@ import { QWEN_MODELS } from "./catalog/qwen.js";
 import type { CatalogEntry } from "./catalog/types.js";
 import type { ModelInfo } from "./types.js";
 
-export type { CatalogEntry, CatalogFamily } from "./catalog/types.js";
+export type { CatalogEntry } from "./catalog/types.js";
 
 /** The date the figures were last checked against their sources. */
 export const CATALOG_CHECKED = "2026-11-26";

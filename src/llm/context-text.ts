@@ -6,7 +6,7 @@ import type { AgentMessage, BashExecutionMessage, ImageContent, TextContent } fr
 const SUMMARY_INTRO = "Earlier parts of this session were summarized; the summary follows.";
 const BRANCH_INTRO = "The user came back from another branch of this session; here is what happened there.";
 
-export function bashText(m: BashExecutionMessage): string {
+function bashText(m: BashExecutionMessage): string {
   let text = `The user ran \`${m.command}\` in the shell`;
   text += m.output ? `:\n\`\`\`\n${m.output}\n\`\`\`` : " (no output).";
   if (m.cancelled) text += "\n(The command was cancelled.)";
@@ -15,11 +15,11 @@ export function bashText(m: BashExecutionMessage): string {
   return text;
 }
 
-export function summaryText(summary: string): string {
+function summaryText(summary: string): string {
   return `${SUMMARY_INTRO}\n\n<summary>\n${summary}\n</summary>`;
 }
 
-export function branchSummaryText(summary: string): string {
+function branchSummaryText(summary: string): string {
   return `${BRANCH_INTRO}\n\n<summary>\n${summary}\n</summary>`;
 }
 

@@ -23,10 +23,10 @@ export interface ConvertResult {
 }
 
 /** The api of messages this API made (and can take thinking signatures back from). */
-export const ANTHROPIC_API = "anthropic-messages";
+const ANTHROPIC_API = "anthropic-messages";
 
 /** Tool ids from other providers may hold characters the API refuses, or be too long. */
-export function apiToolId(id: string): string {
+function apiToolId(id: string): string {
   return safeToolId(id, 64);
 }
 

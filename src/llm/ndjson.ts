@@ -3,7 +3,7 @@
 // cut into the lines it completes, handed over together: one await per read, not one per line,
 // which is most of the cost when a server sends a token a line.
 
-export class LineTooLongError extends Error {
+class LineTooLongError extends Error {
   constructor(readonly limit: number) {
     super(`a line of the stream is longer than ${limit} characters`);
     this.name = "LineTooLongError";

@@ -4,12 +4,12 @@
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent } from "../messages/types.js";
 import type { ModelInfo, StreamRequest, ThinkingLevel } from "./types.js";
 
-export interface OllamaToolCall {
+interface OllamaToolCall {
   id?: string;
   function: { name: string; arguments: Record<string, unknown> };
 }
 
-export interface OllamaMessage {
+interface OllamaMessage {
   role: "system" | "user" | "assistant" | "tool";
   content: string;
   thinking?: string;
@@ -78,14 +78,14 @@ function assistantMessage(m: AssistantMessage): OllamaMessage | undefined {
   return out;
 }
 
-export interface OllamaConvertResult {
+interface OllamaConvertResult {
   messages: OllamaMessage[];
   /** what had to be patched, for the log */
   notes: string[];
 }
 
 /** The system prompt and the context as Ollama messages. */
-export function toOllamaMessages(systemPrompt: string, messages: readonly AgentMessage[]): OllamaConvertResult {
+function toOllamaMessages(systemPrompt: string, messages: readonly AgentMessage[]): OllamaConvertResult {
   const notes: string[] = [];
   const out: OllamaMessage[] = systemPrompt ? [{ role: "system", content: systemPrompt }] : [];
   for (const m of messages) {
@@ -151,7 +151,7 @@ const LEVEL: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high"> = 
  * (400 "think value ... is not supported for this model"). A model that cannot think gets no
  * `think` at all: Ollama refuses true for it.
  */
-export function thinkParam(model: ModelInfo, level: ThinkingLevel | undefined): OllamaChatRequest["think"] {
+function thinkParam(model: ModelInfo, level: ThinkingLevel | undefined): OllamaChatRequest["think"] {
   if (level === undefined) return undefined;
   if (level === "off") return false;
   if (model.thinking === "none") return undefined;

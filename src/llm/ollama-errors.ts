@@ -2,7 +2,7 @@
 // `{"error": "<text>"}` with an HTTP status before the stream starts, and as a `{"error": ...}`
 // line once it has started (the status is 200 by then). The texts below are Ollama's own
 // (ollama/ollama server/routes.go, llm/llama_server.go, runner/ollamarunner/runner.go, docs/api/errors.mdx).
-import { isOverflowText, overflowSizes, retryAfterMs } from "./errors.js";
+import { isOverflowText, overflowSizes, retryAfterMs } from "./anthropic-errors.js";
 import { ProviderError, type OverflowSizes } from "./types.js";
 
 /** Overflow as Ollama words it, beyond the forms every server shares (errors.ts). */
@@ -16,7 +16,7 @@ const OLLAMA_OVERFLOW = [
   /exceeds maximum context length/i,
 ];
 
-export function isOllamaOverflow(text: string): boolean {
+function isOllamaOverflow(text: string): boolean {
   return isOverflowText(text) || OLLAMA_OVERFLOW.some((p) => p.test(text));
 }
 
@@ -26,7 +26,7 @@ const int = (v: unknown): number | undefined => (typeof v === "number" && Number
  * The sizes an Ollama overflow names. Ollama passes llama-server's error body through as text:
  * `{"error":{"code":400,"message":"request (9412 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9412,"n_ctx":8192}}`.
  */
-export function ollamaOverflowSizes(text: string): OverflowSizes | undefined {
+function ollamaOverflowSizes(text: string): OverflowSizes | undefined {
   const start = text.indexOf("{");
   if (start !== -1) {
     try {

@@ -5,7 +5,7 @@
 // agent never learns that its context was lost. No retries here: retrying is the session host's
 // decision, made from the error class.
 import type { Logger } from "pino";
-import { classifyError } from "./errors.js";
+import { classifyError } from "./anthropic-errors.js";
 import { readLineBatches } from "./ndjson.js";
 import { buildOllamaRequest, type OllamaChatRequest } from "./ollama-convert.js";
 import { classifyOllamaHttpError } from "./ollama-errors.js";
@@ -14,7 +14,7 @@ import { PartialMessage } from "./partial.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 import { makeUsage } from "./usage.js";
 
-export const OLLAMA_DEFAULT_URL = "http://127.0.0.1:11434";
+const OLLAMA_DEFAULT_URL = "http://127.0.0.1:11434";
 
 export interface OllamaOptions {
   /** the provider's name in model names ("box" in "box/qwen3:8b"); default "ollama" */

@@ -13,7 +13,7 @@ import type { ReasoningEffort } from "openai/resources/shared";
 import { sdkLogger } from "./sdk-logger.js";
 import type { ModelInfo, ThinkingLevel } from "./types.js";
 
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 export interface OpenAIClientOptions {
   /** the key, already resolved; none for a local server (a placeholder is sent) */

@@ -22,7 +22,7 @@ type ContentPart = OpenAI.Chat.ChatCompletionContentPartText | OpenAI.Chat.ChatC
 export const COMPLETIONS_API = "openai-completions";
 
 /** the delta fields servers stream reasoning in, in the order they are looked for */
-export const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
+const REASONING_FIELDS = ["reasoning_content", "reasoning"] as const;
 export type ReasoningField = (typeof REASONING_FIELDS)[number];
 
 const TOOL_ID_MAX = 40;

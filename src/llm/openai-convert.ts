@@ -25,7 +25,7 @@ export type Turn =
 export type AssistantTurn = Extract<Turn, { kind: "assistant" }>;
 
 /** what a call with no recorded result is answered with */
-export const NO_RESULT = "No result was recorded for this call (the run was interrupted).";
+const NO_RESULT = "No result was recorded for this call (the run was interrupted).";
 
 /** The conversation as turns, tool results attached to the calls they answer. */
 export function pairTurns(messages: readonly AgentMessage[], notes: string[]): Turn[] {

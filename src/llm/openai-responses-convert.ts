@@ -42,7 +42,7 @@ export function encodeTextSignature(id: string, phase?: Phase | null): string {
 }
 
 /** {id, phase} from a text signature (Pi's JSON form, or an older bare message id) */
-export function parseTextSignature(signature: string | undefined): { id: string; phase?: Phase } | undefined {
+function parseTextSignature(signature: string | undefined): { id: string; phase?: Phase } | undefined {
   if (!signature) return undefined;
   if (signature.startsWith("{")) {
     try {

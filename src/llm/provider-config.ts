@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { ProviderApi, ProviderSettings } from "../../protocol/settings.js";
 
-export type ProviderApiKind = z.output<typeof ProviderApi>;
+type ProviderApiKind = z.output<typeof ProviderApi>;
 
 /** A provider ready to be built: its API, where it is, and its key if the environment holds one. */
 export interface ResolvedProvider {
@@ -42,7 +42,7 @@ interface Builtin {
 }
 
 /** Built-in providers need no settings entry; an entry of the same name changes their URL or headers. */
-export const BUILTIN_PROVIDERS: Readonly<Record<string, Builtin>> = {
+const BUILTIN_PROVIDERS: Readonly<Record<string, Builtin>> = {
   anthropic: { api: "anthropic", apiKeyEnv: "ANTHROPIC_API_KEY", baseUrlEnv: "ANTHROPIC_BASE_URL" },
   openai: { api: "openai-responses", apiKeyEnv: "OPENAI_API_KEY", baseUrlEnv: "OPENAI_BASE_URL" },
 };

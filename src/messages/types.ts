@@ -8,13 +8,13 @@ export type {
   AgentMessage,
   AssistantMessage,
   BashExecutionMessage,
-  BranchSummaryMessage,
-  CompactionSummaryMessage,
-  Cost,
-  CustomMessage,
+  
+  
+  
+  
   ImageContent,
-  MessageRole,
-  StopReason,
+  
+  
   TextContent,
   ThinkingContent,
   ToolCall,

@@ -34,7 +34,7 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const MAX_PAYLOAD = 64 * 1024 * 1024;
 
 /** The /rpc endpoint of a node's advertised URL (ws://host:port, with or without the path). */
-export function rpcUrlOf(nodeUrl: string): string {
+function rpcUrlOf(nodeUrl: string): string {
   const u = new URL(nodeUrl);
   if (u.pathname === "/" || u.pathname === "") u.pathname = RPC_PATH;
   return u.toString();

@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../host/settings.js";
 import { callerPath } from "../host/caller-paths.js";
-import { ErrorCode, HostError } from "../host/errors.js";
+import { ErrorCode, HostError } from "../host/host-error.js";
 import type { SessionHost } from "../host/session-host.js";
 import { PRIVATE_DIR, writeFileAtomic } from "../session/atomic-write.js";
 

@@ -37,12 +37,12 @@ const CONTENT_TYPES: Record<string, string> = {
   ".ttf": "font/ttf",
 };
 
-export function contentTypeFor(path: string): string {
+function contentTypeFor(path: string): string {
   return CONTENT_TYPES[extname(path).toLowerCase()] ?? "application/octet-stream";
 }
 
 /** A short plain-text answer (the status line as body). */
-export function sendPlain(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
+function sendPlain(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
   const body = `${status} ${STATUS_CODES[status] ?? ""}\n`;
   res.writeHead(status, {
     "Content-Type": "text/plain; charset=utf-8",

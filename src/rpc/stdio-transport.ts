@@ -23,7 +23,6 @@ import { OrderedWriter } from "./ordered-writer.js";
 import { headInfo } from "./request-id-head.js";
 import type { Connection } from "./transport.js";
 
-export { DEFAULT_MAX_LINE_BYTES } from "../../protocol/ndjson-lines.js";
 export { MAX_BATCH_CHARS } from "./ordered-writer.js";
 
 export interface StdioOptions {

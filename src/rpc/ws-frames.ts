@@ -30,14 +30,14 @@ export function readFrames(ws: WebSocket, reader: FrameReader): void {
   });
 }
 
-export function rawToText(data: RawData): string {
+function rawToText(data: RawData): string {
   if (Buffer.isBuffer(data)) return data.toString("utf8");
   if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
   return Buffer.from(data).toString("utf8");
 }
 
 /** ws requires a close reason of at most 123 bytes */
-export function clampReason(reason: string): string {
+function clampReason(reason: string): string {
   let r = reason;
   while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
   return r;

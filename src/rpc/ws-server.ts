@@ -31,13 +31,10 @@ import { startHeartbeat } from "./ws-heartbeat.js";
 import { PreAuthSockets, type PreAuthLimits } from "./ws-pre-auth.js";
 import { allowedOriginsFor, upgradeHandler, type UpgradeInfo } from "./ws-upgrade.js";
 
-export { contentTypeFor } from "./static-files.js";
-export { BEARER_PROTOCOL_PREFIX, RPC_PATH } from "./ws-upgrade.js";
-
-export const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
-export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_HEARTBEAT_MS = 30_000;
-export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+const DEFAULT_MAX_PAYLOAD = 64 * 1024 * 1024;
+const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+const DEFAULT_HEARTBEAT_MS = 30_000;
+const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 
 // Node's own bounds on a connection that is sending a request (they never fire on one that sends
 // nothing: ws-pre-auth.ts closes those). The check runs every second instead of every 30 s.

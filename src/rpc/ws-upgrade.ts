@@ -28,7 +28,7 @@ import { tokensEqual } from "./auth.js";
 import type { AuthFailures } from "./ws-auth-failures.js";
 
 export const RPC_PATH = "/rpc";
-export const BEARER_PROTOCOL_PREFIX = "pith.bearer.";
+const BEARER_PROTOCOL_PREFIX = "pith.bearer.";
 
 export interface UpgradeInfo {
   remoteAddress: string;
@@ -37,7 +37,7 @@ export interface UpgradeInfo {
   fromNode?: boolean;
 }
 
-export function normalizeOrigin(o: string): string {
+function normalizeOrigin(o: string): string {
   return o.trim().toLowerCase().replace(/\/+$/, "");
 }
 
@@ -58,7 +58,7 @@ export function allowedOriginsFor(port: number, extra: readonly string[] = [], s
 }
 
 /** Whether the request carries the token; `protocol` is the subprotocol entry that did, to select in the 101. */
-export function authenticate(req: IncomingMessage, token: string): { ok: false } | { ok: true; protocol?: string } {
+function authenticate(req: IncomingMessage, token: string): { ok: false } | { ok: true; protocol?: string } {
   let ok = false;
   let protocol: string | undefined;
   const header = req.headers.authorization;
@@ -81,7 +81,7 @@ export function authenticate(req: IncomingMessage, token: string): { ok: false }
 }
 
 /** Writes a complete HTTP response on an upgrade socket and closes it. */
-export function rejectUpgrade(socket: Duplex, status: number, extraHeaders: Record<string, string> = {}): void {
+function rejectUpgrade(socket: Duplex, status: number, extraHeaders: Record<string, string> = {}): void {
   const reason = STATUS_CODES[status] ?? "Error";
   const body = `${status} ${reason}\n`;
   const lines = [

@@ -6,7 +6,7 @@ import type { AgentMessage } from "../messages/types.js";
 import { applyContextEdit, contextEditsOf } from "./context-edit.js";
 import type { EntryBase, SessionEntry } from "./types.js";
 
-export interface ModelRef {
+interface ModelRef {
   provider: string;
   modelId: string;
 }

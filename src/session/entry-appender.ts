@@ -6,7 +6,7 @@ import type { StoredMessage } from "../messages/types.js";
 import { writeAll } from "./atomic-write.js";
 import type { SinkLine } from "./durable-sink.js";
 import type { SessionFd } from "./entry-reader.js";
-import { SessionError } from "./errors.js";
+import { SessionError } from "./session-error.js";
 import type { EntryRecord, ScanResult } from "./load.js";
 import type { SessionIndex } from "./session-index.js";
 import { KNOWN_ENTRY_TYPES, TORN_MARKER_TYPE, type CustomEntry, type NewEntry, type SessionEntry } from "./types.js";

@@ -2,7 +2,7 @@
 // neighbouring lines read with one read each (a pread per entry was most of the first tree's
 // time), and the tree's sketches straight from a line's bytes where that is enough. Kept apart
 // from SessionFile so the read path (the hot one: context, tree, fork) is one small file.
-import { SessionError, type SessionWarning } from "./errors.js";
+import { SessionError, type SessionWarning } from "./session-error.js";
 import { inSlices, readRange } from "./line-reader.js";
 import type { EntryRecord } from "./load.js";
 import { sketchFromLine } from "./sketch-bytes.js";

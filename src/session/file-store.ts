@@ -3,7 +3,7 @@
 // processes: several daemons sharing sessions across machines need the PostgreSQL store.
 import { unlinkSync } from "node:fs";
 import { resolve } from "node:path";
-import { SessionError } from "./errors.js";
+import { SessionError } from "./session-error.js";
 import { checkSessionId } from "./ids.js";
 import { findSessionFileAsync, listSessionsAsync, type SessionSummary } from "./list.js";
 import { FileLock } from "./lock.js";

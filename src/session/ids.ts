@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { SessionError } from "./errors.js";
+import { SessionError } from "./session-error.js";
 
 /** A fresh 8-hex-char entry id not in `taken`. Pi does the same; it falls back to a UUID after collisions. */
 export function newEntryId(taken: { has(id: string): boolean }): string {
@@ -16,7 +16,7 @@ export function newEntryId(taken: { has(id: string): boolean }): string {
  */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-export function validSessionId(id: unknown): id is string {
+function validSessionId(id: unknown): id is string {
   return typeof id === "string" && SESSION_ID.test(id);
 }
 

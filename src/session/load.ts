@@ -1,7 +1,7 @@
 // Reading a session file into an index of light records. Only the fields the tree needs are read
 // for most lines; full entries are parsed on demand (see SessionFile.entry).
 import { fstatSync, readSync } from "node:fs";
-import { SessionError, type SessionWarning } from "./errors.js";
+import { SessionError, type SessionWarning } from "./session-error.js";
 import { readEntryFields } from "./light-fields.js";
 import { forEachLine, forEachLineAsync, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";

@@ -4,7 +4,7 @@ import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, w
 import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { PRIVATE_FILE } from "./atomic-write.js";
-import { SessionError } from "./errors.js";
+import { SessionError } from "./session-error.js";
 import { pidAlive } from "./pid-alive.js";
 
 interface LockOwner {

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { closeSync, copyFileSync, existsSync, openSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
-import { SessionError, pathError } from "./errors.js";
+import { SessionError, pathError } from "./session-error.js";
 import { assertSessionHeader, scanSessionFile, type EntryRecord, type ScanResult } from "./load.js";
 import type { DurableSink } from "./durable-sink.js";
 import { FileLock } from "./lock.js";

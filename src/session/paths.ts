@@ -45,7 +45,7 @@ function utf8Prefix(text: string, bytes: number): string {
 }
 
 /** `<ISO timestamp with : and . replaced by ->_<uuid>.jsonl` */
-export function sessionFileName(timestamp: string, sessionId: string): string {
+function sessionFileName(timestamp: string, sessionId: string): string {
   return `${timestamp.replace(/[:.]/g, "-")}_${checkSessionId(sessionId, "a new session file")}.jsonl`;
 }
 

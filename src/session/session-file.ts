@@ -10,7 +10,7 @@ import { ContextRecords } from "./context-records.js";
 import { buildSessionContext, type SessionContext } from "./context.js";
 import { EntryAppender, entryOf, validateNewEntry } from "./entry-appender.js";
 import { EntryReader, sessionClosed, type SessionFd } from "./entry-reader.js";
-import { SessionError, type SessionWarning } from "./errors.js";
+import { SessionError, type SessionWarning } from "./session-error.js";
 import { labelsIn, latestCustom, nameIn } from "./file-queries.js";
 import { forkFile, forkLine, type ForkLine, type ForkOptions } from "./fork-file.js";
 import { inSlices } from "./line-reader.js";

@@ -2,7 +2,7 @@
 // active leaf with its path root -> leaf kept (reads of the active path cost no walk). No I/O:
 // a record says where its line is, EntryReader reads it. Kept apart from SessionFile so the
 // tree bookkeeping can be read (and changed) without the reading and writing around it.
-import { SessionError, type SessionWarning } from "./errors.js";
+import { SessionError, type SessionWarning } from "./session-error.js";
 import { newEntryId } from "./ids.js";
 import { linkRecords, type EntryRecord } from "./load.js";
 import { isBookkeepingType } from "./types.js";

@@ -4,7 +4,7 @@ import type { AgentMessage } from "../messages/types.js";
 import type { EntryRecord } from "./load.js";
 import type { SessionEntry } from "./types.js";
 
-export interface TreeNode {
+interface TreeNode {
   id: string;
   parentId: string | null;
   type: string;

@@ -14,13 +14,13 @@ export interface EntryBase {
   timestamp: string;
 }
 
-export interface MessageEntry extends EntryBase {
+interface MessageEntry extends EntryBase {
   type: "message";
   message: StoredMessage;
 }
 
 /** File lists carried by compaction and branch summary entries. */
-export interface FileOpsDetails {
+interface FileOpsDetails {
   readFiles: string[];
   modifiedFiles: string[];
   [extra: string]: unknown;
@@ -35,7 +35,7 @@ export interface CompactionEntry extends EntryBase {
   fromHook?: boolean;
 }
 
-export interface BranchSummaryEntry extends EntryBase {
+interface BranchSummaryEntry extends EntryBase {
   type: "branch_summary";
   fromId: string;
   summary: string;
@@ -43,13 +43,13 @@ export interface BranchSummaryEntry extends EntryBase {
   fromHook?: boolean;
 }
 
-export interface ModelChangeEntry extends EntryBase {
+interface ModelChangeEntry extends EntryBase {
   type: "model_change";
   provider: string;
   modelId: string;
 }
 
-export interface ThinkingLevelChangeEntry extends EntryBase {
+interface ThinkingLevelChangeEntry extends EntryBase {
   type: "thinking_level_change";
   thinkingLevel: string;
 }
@@ -60,7 +60,7 @@ export interface CustomEntry extends EntryBase {
   data?: unknown;
 }
 
-export interface CustomMessageEntry extends EntryBase {
+interface CustomMessageEntry extends EntryBase {
   type: "custom_message";
   customType: string;
   content: string | (TextContent | ImageContent)[];
@@ -92,11 +92,11 @@ export interface SessionInfoEntry extends EntryBase {
 }
 
 /** An entry of a type this version does not know: kept as it is, ignored by the context. */
-export interface UnknownEntry extends EntryBase {
+interface UnknownEntry extends EntryBase {
   [extra: string]: unknown;
 }
 
-export type KnownEntry =
+type KnownEntry =
   | MessageEntry
   | CompactionEntry
   | BranchSummaryEntry

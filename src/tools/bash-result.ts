@@ -2,7 +2,7 @@
 // editor's terminal): the output's tail, the notes (sandbox network missing, output cut by the
 // editor), and why it failed — a non-zero exit, a signal, a timeout, a limit, an abort.
 import type { CollectedOutput } from "./bash-output.js";
-import { abortedError } from "./errors.js";
+import { abortedError } from "./fs-error-messages.js";
 import type { LimitHit } from "./sandbox-cgroup.js";
 import type { SandboxLimits } from "./sandbox.js";
 import { ToolError, type ToolOutput } from "./types.js";

@@ -11,7 +11,7 @@ import type { SandboxRun } from "./sandbox-run.js";
 import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
 
 /** Time a killed command gets between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 1000;
+const KILL_GRACE_MS = 1000;
 /** How long output pipes held open by leftover background jobs are waited for after the shell exits. */
 const PIPE_LINGER_MS = 300;
 /** Streaming updates are sent at most this often. */

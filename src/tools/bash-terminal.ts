@@ -14,7 +14,7 @@
 //     the terminal in the tool call; the reason a command failed goes out the same way before the
 //     terminal is released (the output itself is the terminal's to show).
 import { OutputCollector } from "./bash-output.js";
-import { messageOf } from "./errors.js";
+import { messageOf } from "./fs-error-messages.js";
 import { bashResult, networkNote, type KillReason } from "./bash-result.js";
 import type { EditorTerminal, TerminalExit, TerminalRun } from "./editor-ports.js";
 import { terminalLaunch, type TerminalLaunch } from "./terminal-launch.js";

@@ -30,14 +30,12 @@ import { OutputCollector } from "./bash-output.js";
 import { watchCommand, type CommandChild } from "./bash-run.js";
 import { runInEditorTerminal } from "./bash-terminal.js";
 import { findOnPath } from "./find-on-path.js";
-import { throwIfAborted } from "./errors.js";
+import { throwIfAborted } from "./fs-error-messages.js";
 import { spawnTracked } from "./reaper.js";
 import { SandboxRun } from "./sandbox-run.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
-
-export { KILL_GRACE_MS } from "./bash-run.js";
 
 const schema = z.object({
   command: z.string().describe("The shell command to run (bash -c), in the working directory"),

@@ -19,7 +19,7 @@ export interface CommandCgroup {
 }
 
 /** A command's cgroup is named pith-<daemon pid>-<n>; a daemon's own leaf (v2) pith-<daemon pid>-daemon. */
-export const OWN_NAME = /^pith-(\d+)-(?:\d+|daemon)$/;
+const OWN_NAME = /^pith-(\d+)-(?:\d+|daemon)$/;
 
 /** rmdir; true once the directory is gone (a cgroup can only be removed once it is empty). */
 export function tryRmdir(dir: string): boolean {

@@ -20,7 +20,7 @@
 import { closeSync, constants, existsSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
 import { lstat, mkdir, open, readlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { fsError } from "./errors.js";
+import { fsError } from "./fs-error-messages.js";
 import { policyRoots, refusal, type PathAccess, type PathPolicy, type PolicyRoots } from "./paths.js";
 import { ToolError } from "./types.js";
 

@@ -19,7 +19,7 @@ import { z } from "zod";
 import { openExisting, replaceContent, withOpened } from "./confined-fs.js";
 import { editDiff } from "./edit-diff.js";
 import { readThroughEditor, writeThroughEditor, type EditorReader, type EditorWriter } from "./editor-files.js";
-import { throwIfAborted } from "./errors.js";
+import { throwIfAborted } from "./fs-error-messages.js";
 import { looksBinary, startLooksBinary } from "./lines.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool } from "./types.js";

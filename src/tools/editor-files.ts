@@ -11,7 +11,7 @@
 // processes end with it: so another session's command, in the same tree). docs/acp.md says so
 // rather than calling the window closed.
 import type { EditorFiles } from "./editor-ports.js";
-import { messageOf } from "./errors.js";
+import { messageOf } from "./fs-error-messages.js";
 import { realpathLoose } from "./paths.js";
 import { ToolError } from "./types.js";
 

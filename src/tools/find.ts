@@ -5,7 +5,7 @@
 // Walking, matching and sorting a huge tree hand the event loop back every few milliseconds.
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { fsError, throwIfAborted } from "./errors.js";
+import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { globMatcher, type PathMatcher } from "./glob.js";
 import { deniedInside, resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
@@ -13,7 +13,7 @@ import { sortInSlices, TimeSlicer } from "./time-slice.js";
 import { ToolError, type Tool } from "./types.js";
 import { walkFiles } from "./walk.js";
 
-export const FIND_DEFAULT_LIMIT = 1000;
+const FIND_DEFAULT_LIMIT = 1000;
 
 const schema = z.object({
   pattern: z.string().describe("Glob to match, e.g. '*.ts' (file name at any depth), '**/*.json' or 'src/**/*.spec.ts' (path relative to the search directory)"),

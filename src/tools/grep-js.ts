@@ -30,7 +30,7 @@ export interface GrepRequest {
 
 export class InvalidPatternError extends Error {}
 
-export function escapeRegExp(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 

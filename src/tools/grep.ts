@@ -9,7 +9,7 @@ import { stat } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { z } from "zod";
 import { canVerifyDescriptors, openDirectory, openExisting } from "./confined-fs.js";
-import { abortedError, fsError, throwIfAborted } from "./errors.js";
+import { abortedError, fsError, throwIfAborted } from "./fs-error-messages.js";
 import { globMatcher } from "./glob.js";
 import { grepResult, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
@@ -19,9 +19,9 @@ import { runtimeMounts, sandboxAvailable, type SandboxMounts } from "./sandbox.j
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
-export const GREP_DEFAULT_LIMIT = 100;
+const GREP_DEFAULT_LIMIT = 100;
 /** A search still running after this long is stopped (with what it found so far, where it can tell). */
-export const GREP_TIME_LIMIT_MS = 60_000;
+const GREP_TIME_LIMIT_MS = 60_000;
 
 // parameter names and meanings as in Pi (literal and context included, so calls from Pi sessions mean the same)
 const schema = z.object({
@@ -47,7 +47,7 @@ export const grepTool: Tool<GrepParams> = {
   execute: (params, ctx) => runGrep(params, ctx),
 };
 
-export type GrepEngine = "auto" | "ripgrep" | "js";
+type GrepEngine = "auto" | "ripgrep" | "js";
 
 export interface GrepRunOptions {
   /** "auto" (default): ripgrep when installed; PITH_GREP_ENGINE=js forces the worker (tests, diagnosis) */

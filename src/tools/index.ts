@@ -10,7 +10,6 @@ import { readTool } from "./read.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 import { writeTool } from "./write.js";
 
-export { ToolError } from "./types.js";
 export type { Tool, ToolContext, ToolOutput } from "./types.js";
 
 /** All seven coding tools, in the order they are offered to the model. */

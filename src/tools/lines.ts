@@ -6,13 +6,13 @@
 // and at most `maxLineBytes` of memory (joining strings chunk by chunk and searching the growing
 // string for "\n" again after every chunk took 51 s and 1.1 GB on such a file).
 import { open } from "node:fs/promises";
-import { abortedError } from "./errors.js";
+import { abortedError } from "./fs-error-messages.js";
 
 const CHUNK = 64 * 1024;
 /** Bytes looked at for a NUL to call a file binary (git uses the same heuristic). */
-export const SNIFF_BYTES = 8 * 1024;
+const SNIFF_BYTES = 8 * 1024;
 /** Default bound on the bytes kept of one line. */
-export const MAX_LINE_BYTES = 1024 * 1024;
+const MAX_LINE_BYTES = 1024 * 1024;
 
 /**
  * Called per line (1-based number, without "\n" and without a trailing "\r"). `cutFrom` is set

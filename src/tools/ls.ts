@@ -4,13 +4,13 @@
 import { opendir, stat } from "node:fs/promises";
 import { z } from "zod";
 import { openDirectory, withOpened } from "./confined-fs.js";
-import { fsError, throwIfAborted } from "./errors.js";
+import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 import { sortInSlices } from "./time-slice.js";
 import { ToolError, type Tool } from "./types.js";
 
-export const LS_DEFAULT_LIMIT = 500;
+const LS_DEFAULT_LIMIT = 500;
 
 const schema = z.object({
   path: z.string().optional().describe("Directory to list (default: the working directory)"),

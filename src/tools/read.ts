@@ -4,7 +4,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { openExisting, withOpened, type Opened } from "./confined-fs.js";
-import { fsError, throwIfAborted } from "./errors.js";
+import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { readThroughEditor, type EditorReader } from "./editor-files.js";
 import { bufferSource, scanLines, startLooksBinary, type ByteSource } from "./lines.js";
 import { isInside, policyRoots, resolvePath } from "./paths.js";
@@ -12,7 +12,7 @@ import { MAX_BYTES, MAX_LINES, formatSize, sliceUtf8Head } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
 /** Largest image sent: its base64 (4/3 larger) stays within the API's 5 MB per image. */
-export const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
+const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
 
 const schema = z.object({
   path: z.string().describe("Path of the file to read, relative to the working directory or absolute"),
@@ -80,7 +80,7 @@ async function sniffImage(handle: FileHandle, shown: string): Promise<string | u
   }
 }
 
-export function imageMimeType(b: Uint8Array): string | undefined {
+function imageMimeType(b: Uint8Array): string | undefined {
   const ascii = (from: number, to: number) => Buffer.from(b.subarray(from, to)).toString("latin1");
   if (b.length >= 8 && b[0] === 0x89 && ascii(1, 4) === "PNG" && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a) return "image/png";
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return "image/jpeg";

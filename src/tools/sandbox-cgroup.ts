@@ -38,7 +38,7 @@ function ownV1Path(selfCgroup: string, controller: string): string | undefined {
 type Parents = { v1: { pids: string; mem: string } } | { v2: string };
 
 /** How this daemon limits commands, decided at its first sandboxed command (for diagnostics and tests). */
-export let cgroupChoice: { kind: "v1" | "v2"; parent: string } | { kind: "none"; reason: string } | undefined;
+let cgroupChoice: { kind: "v1" | "v2"; parent: string } | { kind: "none"; reason: string } | undefined;
 
 let parents: Parents | undefined;
 let seq = 0;

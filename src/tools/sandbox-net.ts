@@ -16,7 +16,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 
-export const SLIRP4NETNS = "slirp4netns";
+const SLIRP4NETNS = "slirp4netns";
 
 let probed: boolean | undefined;
 

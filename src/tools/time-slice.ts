@@ -4,7 +4,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /** Longest stretch of work between two turns of the event loop. */
-export const SLICE_MS = 20;
+const SLICE_MS = 20;
 
 export class TimeSlicer {
   private sliceStart = performance.now();

@@ -39,7 +39,7 @@ const NEVER = [/^PITH_/, /^PG/, /^ANTHROPIC_/, /^OPENAI_/, /^SSH_AUTH_SOCK$/, /^
 const CREDENTIAL_LIKE = /(_KEY|_TOKEN|_SECRET|_PASSWORD)$/;
 
 /** Whether the variable may never reach a tool process, whatever the settings say. */
-export function neverGiven(name: string): boolean {
+function neverGiven(name: string): boolean {
   return NEVER.some((re) => re.test(name.toUpperCase()));
 }
 

@@ -10,12 +10,12 @@
 import { opendir } from "node:fs/promises";
 import { join } from "node:path";
 import { openDirectory, type Opened } from "./confined-fs.js";
-import { abortedError } from "./errors.js";
+import { abortedError } from "./fs-error-messages.js";
 import { policyRoots, type PathPolicy } from "./paths.js";
 import { sortInSlices, TimeSlicer } from "./time-slice.js";
 
 /** Directory names never descended into. */
-export const SKIPPED_DIRS = new Set([".git", "node_modules"]);
+const SKIPPED_DIRS = new Set([".git", "node_modules"]);
 
 export interface WalkEntry {
   /** absolute path */

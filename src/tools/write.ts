@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { locateForReplace, openForReplace, replaceContent, withOpened } from "./confined-fs.js";
 import { writeThroughEditor, type EditorWriter } from "./editor-files.js";
-import { fsError, throwIfAborted } from "./errors.js";
+import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 

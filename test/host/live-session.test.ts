@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ErrorCode, HostError } from "../../src/host/errors.js";
+import { ErrorCode, HostError } from "../../src/host/host-error.js";
 import type { SessionEvent } from "../../src/host/event-buffer.js";
 import { SessionHost } from "../../src/host/session-host.js";
 import { NOTES_FILES, NOTES_SCRIPT } from "../support/notes-script.js";

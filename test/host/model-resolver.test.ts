@@ -6,7 +6,7 @@ import { test } from "node:test";
 import type { DiscoveredModel } from "../../src/llm/discovery/index.js";
 import { ModelResolver } from "../../src/host/model-resolver.js";
 import { resolveProviders } from "../../src/llm/provider-config.js";
-import { HostError } from "../../src/host/errors.js";
+import { HostError } from "../../src/host/host-error.js";
 
 const env = { ANTHROPIC_API_KEY: "sk-ant", ROUTER_KEY: "rk" };
 const providers = resolveProviders(

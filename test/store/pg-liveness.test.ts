@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { test, type TestContext } from "node:test";
-import { Fenced, OwnedElsewhere } from "../../src/session/postgres/errors.js";
+import { Fenced, OwnedElsewhere } from "../../src/session/postgres/ownership-errors.js";
 import { liveness, NodeLockHeld, registerNode, type NodePresence } from "../../src/session/postgres/nodes.js";
 import { appendEntries, readEntries, renewLease, takeOwnership } from "../../src/session/postgres/ownership.js";
 import type { EntryBase } from "../../src/session/types.js";

@@ -5,7 +5,7 @@
 // older epoch lands after a takeover; acknowledged appends survive kill -9 of the server.
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
-import { Fenced, OwnedElsewhere, SeqConflict } from "../../src/session/postgres/errors.js";
+import { Fenced, OwnedElsewhere, SeqConflict } from "../../src/session/postgres/ownership-errors.js";
 import { MIGRATIONS, migrate } from "../../src/session/postgres/migrations.js";
 import { appendEntries, readEntries, releaseOwnership, renewLease, takeOwnership, type Ownership } from "../../src/session/postgres/ownership.js";
 import type { EntryBase } from "../../src/session/types.js";

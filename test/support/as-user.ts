@@ -23,7 +23,7 @@ import { repoRoot } from "./tmp.js";
 type Hooks = { after(fn: () => unknown): void };
 
 /** The system user the tests make (as root) to run the daemon as. */
-export const TEST_USER = "pith-test";
+const TEST_USER = "pith-test";
 
 export interface TestUser {
   name: string;

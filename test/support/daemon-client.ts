@@ -25,8 +25,7 @@ import type { FakeAnthropic } from "./fake-anthropic.js";
 import { builtByRunner, distFreshness, staleDist } from "./fresh-dist.js";
 import { RpcPeer, type Ev, type EvOf } from "./rpc-peer.js";
 import { BIN, runBin } from "./user-run.js";
-export { isEventMessage, RpcError, RpcPeer, type ErrorMessage, type Ev, type EvOf, type EventMessage, type ResultMessage, type Response, type WireError, type WireMessage } from "./rpc-peer.js";
-export { staleDist } from "./fresh-dist.js";
+export { isEventMessage, RpcError, RpcPeer, type ErrorMessage, type Ev, type EvOf, type ResultMessage, type WireMessage } from "./rpc-peer.js";
 
 export { BIN } from "./user-run.js";
 
@@ -376,4 +375,3 @@ export function processWithArg(needle: string): number | undefined {
   }
   return undefined;
 }
-

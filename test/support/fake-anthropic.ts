@@ -60,7 +60,7 @@ import { chunkCodePoints } from "./chunks.js";
 
 export * from "./fake-anthropic-scenarios.js";
 
-export type StopReason =
+type StopReason =
   | "end_turn"
   | "tool_use"
   | "max_tokens"
@@ -75,7 +75,7 @@ export type FakeBlock =
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; name: string; input: unknown; id?: string; chunkSize?: number };
 
-export interface FakeUsage {
+interface FakeUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
@@ -152,9 +152,9 @@ export interface HangScenario {
 export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario;
 
 /** an answer for POST /v1/messages/count_tokens: a number of tokens, or an HTTP error */
-export type CountTokensScript = number | HttpErrorScenario;
+type CountTokensScript = number | HttpErrorScenario;
 
-export type RequestEndHow =
+type RequestEndHow =
   /** the whole response was sent */
   | "completed"
   /** the client closed the connection before the response was complete */
@@ -164,7 +164,7 @@ export type RequestEndHow =
   /** close() ended it */
   | "server_closed";
 
-export interface RequestEnd {
+interface RequestEnd {
   how: RequestEndHow;
   at: number;
 }
@@ -220,7 +220,7 @@ interface Frame {
 
 const DEFAULT_SCENARIO: ReplyScenario = { kind: "reply", content: [{ type: "text", text: "ok" }] };
 
-export function frameText(frame: Frame): string {
+function frameText(frame: Frame): string {
   return `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
 }
 

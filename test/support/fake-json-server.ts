@@ -21,7 +21,7 @@ export interface Route {
   answer?: (body: Record<string, any>, query: URLSearchParams) => Route;
 }
 
-export interface JsonRequestRecord {
+interface JsonRequestRecord {
   method: string;
   path: string;
   query: URLSearchParams;

@@ -74,7 +74,7 @@ export type OllamaScenario =
   | { kind: "cut"; reply?: ReplySpec; afterLines?: number }
   | { kind: "hang"; reply?: ReplySpec; afterLines?: number; beforeHeaders?: boolean };
 
-export interface RecordedOllamaRequest {
+interface RecordedOllamaRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;

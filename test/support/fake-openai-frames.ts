@@ -15,7 +15,7 @@ export type FakeBlock =
   /** arguments: an object (sent as its JSON) or a raw string (sent as is, even if not JSON) */
   | { type: "tool_call"; name: string; arguments: unknown; id?: string; chunkSize?: number };
 
-export interface FakeUsage {
+interface FakeUsage {
   /** prompt tokens, cached ones included (OpenAI's prompt_tokens / input_tokens) */
   input?: number;
   output?: number;

@@ -32,7 +32,7 @@ export function reasoningReply(reasoning: string, text: string, options: ReplyOp
   );
 }
 
-export function httpError(status: number, body: unknown, headers: Record<string, string> = {}): HttpErrorScenario {
+function httpError(status: number, body: unknown, headers: Record<string, string> = {}): HttpErrorScenario {
   return { kind: "http_error", status, body, headers };
 }
 

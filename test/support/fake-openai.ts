@@ -83,13 +83,13 @@ export interface HangScenario {
 }
 export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario;
 
-export type RequestEndHow = "completed" | "client_closed" | "cut" | "server_closed";
-export interface RequestEnd {
+type RequestEndHow = "completed" | "client_closed" | "cut" | "server_closed";
+interface RequestEnd {
   how: RequestEndHow;
   at: number;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** without the query, e.g. "/v1/chat/completions" */
   path: string;

@@ -5,7 +5,7 @@
 //   "end"  - errors the stream, so the client's receive loop dies (what the Python SDK did);
 //   "skip" - drops the line and records it (what a reader does that catches asyncio's error:
 //            the over-long line is gone, the loop reads on).
-export interface RefusedLine {
+interface RefusedLine {
   /** the line's size in bytes, with its "\n" */
   bytes: number;
   /** the line, when it ended (a refused line is kept for the test to inspect) */

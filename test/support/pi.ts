@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-export const PI_VERSION = "0.58.3";
+const PI_VERSION = "0.58.3";
 
 interface PiSessionManager {
   buildSessionContext(): { messages: unknown[]; model?: { provider: string; modelId: string } | null; thinkingLevel?: string };
@@ -21,7 +21,7 @@ interface PiModule {
 let loaded: Promise<PiModule> | undefined;
 
 /** Pi's session manager module (imported once). */
-export function piSessions(): Promise<PiModule> {
+function piSessions(): Promise<PiModule> {
   loaded ??= (async () => {
     // the package exports only its index (for import); its files lie beside it
     const entry = fileURLToPath(import.meta.resolve("@mariozechner/pi-coding-agent"));

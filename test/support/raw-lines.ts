@@ -8,7 +8,7 @@ import { tempDir } from "./tmp.js";
 
 type Hooks = { after(fn: () => unknown): void };
 
-export type RawAnswer = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
+type RawAnswer = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 export interface RawLines {
   cwd: string;

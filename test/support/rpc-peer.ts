@@ -38,7 +38,7 @@ export interface WireError {
 }
 
 export type EventMessage = { [E in EventName]: { jsonrpc: "2.0"; method: E; params: EventParams<E> } & Absent<"id" | "result" | "error"> }[EventName];
-export type ServerRequestMessage = { [R in ServerRequestName]: { jsonrpc: "2.0"; id: string | number; method: R; params: ServerRequestParams<R> } & Absent<"result" | "error"> }[ServerRequestName];
+type ServerRequestMessage = { [R in ServerRequestName]: { jsonrpc: "2.0"; id: string | number; method: R; params: ServerRequestParams<R> } & Absent<"result" | "error"> }[ServerRequestName];
 export type ResultMessage<R = unknown> = { jsonrpc: "2.0"; id: RpcId; result: R } & Absent<"method" | "params" | "error">;
 export type ErrorMessage = { jsonrpc: "2.0"; id: RpcId; error: WireError } & Absent<"method" | "params" | "result">;
 /** The answer to a request for M. */

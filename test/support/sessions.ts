@@ -18,7 +18,7 @@ export function appendTurn(s: SessionFile, request: string, tools = 2, outputCha
   s.appendMessage(assistant(`Done with: ${request}`, [], reportedTokens ? usage(reportedTokens, 100) : usage(0, 0)), { sync: true });
 }
 
-export function roles(messages: readonly AgentMessage[]): string {
+function roles(messages: readonly AgentMessage[]): string {
   return messages.map((m) => m.role).join(",");
 }
 

@@ -25,7 +25,7 @@ export interface ConnectionHooks {
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 const MAX_BACKOFF_MS = 10_000;
 
-export const CLIENT_INFO = { name: "pith-web", version: "0.1.0" };
+const CLIENT_INFO = { name: "pith-web", version: "0.1.0" };
 
 export class Connection {
   client: PithClient | undefined;

@@ -81,7 +81,7 @@ export function renderMarkdown(text: string): DocumentFragment {
 const INLINE = /`([^`\n]+)`|\[([^\]\n]+)\]\(([^()\s]+)\)|\*\*(?=\S)([\s\S]*?\S)\*\*|(?<![\p{L}\p{N}_])__(?=\S)([\s\S]*?\S)__(?![\p{L}\p{N}_])|\*(?=[^\s*])([^*\n]*?[^\s*])\*|(?<![\p{L}\p{N}_])_(?=[^\s_])([^_\n]*?[^\s_])_(?![\p{L}\p{N}_])/gu;
 
 /** Inline markdown as text nodes and elements. */
-export function inline(text: string): Inline[] {
+function inline(text: string): Inline[] {
   const out: Inline[] = [];
   const re = new RegExp(INLINE.source, INLINE.flags);
   let last = 0;

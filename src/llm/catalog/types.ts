@@ -1,7 +1,7 @@
 // The shape of a catalog entry: facts about one model as its vendor publishes them.
 import type { ModelInfo } from "../types.js";
 
-export type CatalogFamily = "openai" | "anthropic" | "google" | "deepseek" | "qwen" | "llama" | "mistral";
+type CatalogFamily = "openai" | "anthropic" | "google" | "deepseek" | "qwen" | "llama" | "mistral";
 
 export interface CatalogEntry {
   /** the vendor's id */

@@ -67,7 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The advisory lock key migrations take (any constant; this one spells "pithmigr" in ASCII). */
-export const MIGRATION_LOCK_KEY = "8100950336465300338";
+const MIGRATION_LOCK_KEY = "8100950336465300338";
 
 /** Applies the migrations this database lacks; returns the versions it applied (empty if none). */
 export async function migrate(pool: Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {

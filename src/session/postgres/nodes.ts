@@ -31,11 +31,11 @@
 // isDead must not run on a node's own lock connection (advisory locks are re-entrant per session).
 import type { Client, ClientConfig, Pool, PoolClient } from "pg";
 
-export const DEFAULT_HEARTBEAT_MS = 3_000;
+const DEFAULT_HEARTBEAT_MS = 3_000;
 /** A node is stale when its last_seen is older than this (2 heartbeats). */
 export const DEFAULT_DEAD_AFTER_MS = 2 * DEFAULT_HEARTBEAT_MS;
 /** The first int of a node's advisory lock key ("pith" in ASCII). */
-export const NODE_LOCK_CLASS = 0x70697468;
+const NODE_LOCK_CLASS = 0x70697468;
 
 /** registerNode while the node's lock is held by another connection (the same id live elsewhere, or a hash collision). */
 export class NodeLockHeld extends Error {

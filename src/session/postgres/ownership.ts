@@ -22,7 +22,7 @@
 // An append also keeps the sessions row's listing fields current (modified, message_count, and
 // name / first_message when the caller says they changed), in the same statement.
 import type { Pool, PoolClient } from "pg";
-import { Fenced, NoSuchSession, OwnedElsewhere, SeqConflict, type OwnerInfo } from "./errors.js";
+import { Fenced, NoSuchSession, OwnedElsewhere, SeqConflict, type OwnerInfo } from "./ownership-errors.js";
 import type { SinkLine } from "../durable-sink.js";
 import type { EntryBase } from "../types.js";
 import { DEFAULT_DEAD_AFTER_MS, isDead } from "./nodes.js";
@@ -67,7 +67,7 @@ interface OwnerRow {
 const ownerInfo = (r: OwnerRow): OwnerInfo => ({ nodeId: r.node_id, epoch: Number(r.epoch), leaseExpires: r.lease_expires });
 
 /** The session's owners row now, or undefined if it has never been taken. */
-export async function currentOwner(pool: Pool | PoolClient, sessionId: string): Promise<OwnerInfo | undefined> {
+async function currentOwner(pool: Pool | PoolClient, sessionId: string): Promise<OwnerInfo | undefined> {
   const res = await pool.query<OwnerRow>("SELECT node_id, epoch, lease_expires FROM owners WHERE session_id = $1", [sessionId]);
   return res.rows[0] && ownerInfo(res.rows[0]);
 }

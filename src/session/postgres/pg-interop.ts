@@ -6,7 +6,7 @@
 // counted.
 import { readFile } from "node:fs/promises";
 import type { Pool } from "pg";
-import { SessionError } from "../errors.js";
+import { SessionError } from "../session-error.js";
 import { checkSessionId } from "../ids.js";
 import { isHeader } from "../load.js";
 import { fileVersion, migrateLines, serializeLines, type FileLine } from "../migrate.js";

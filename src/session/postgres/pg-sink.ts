@@ -13,8 +13,8 @@
 import type { Pool } from "pg";
 import type { Logger } from "pino";
 import type { DurableSink, SessionOwner, SinkLine } from "../durable-sink.js";
-import { SessionError } from "../errors.js";
-import { Fenced, SeqConflict, type OwnerInfo } from "./errors.js";
+import { SessionError } from "../session-error.js";
+import { Fenced, SeqConflict, type OwnerInfo } from "./ownership-errors.js";
 import { appendLines, DEFAULT_LEASE_MS, releaseOwnership, renewLease, type ListingChange, type Ownership } from "./ownership.js";
 import { firstUserText, sessionNameOf } from "../listing-fields.js";
 

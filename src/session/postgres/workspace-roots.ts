@@ -5,7 +5,7 @@
 // paths, no symbolic links followed): the nodes must name a shared directory alike.
 import { resolve, sep } from "node:path";
 import type { Pool } from "pg";
-import { SessionError } from "../errors.js";
+import { SessionError } from "../session-error.js";
 import type { SessionOwner } from "../durable-sink.js";
 import { liveness } from "./nodes.js";
 
@@ -23,7 +23,7 @@ export function covers(roots: readonly string[] | null | undefined, cwd: string)
  * A live node other than `selfId` that reaches `cwd` and advertised a URL, or undefined. The
  * session's current owner is tried first (the client would be relayed to it anyway), then by id.
  */
-export async function nodeReaching(pool: Pool, sessionId: string, cwd: string, selfId: string, deadAfterMs?: number): Promise<{ nodeId: string; url: string } | undefined> {
+async function nodeReaching(pool: Pool, sessionId: string, cwd: string, selfId: string, deadAfterMs?: number): Promise<{ nodeId: string; url: string } | undefined> {
   const res = await pool.query<{ id: string; url: string | null; roots: string[] | null }>(
     `SELECT n.id, n.url, n.roots FROM nodes n LEFT JOIN owners o ON o.session_id = $1 AND o.node_id = n.id
      ORDER BY (o.node_id IS NULL), n.id`,

@@ -33,5 +33,5 @@ export class PithTimeoutError extends Error {
   override readonly name = "PithTimeoutError";
 }
 
-export const METHOD_NOT_FOUND: (typeof ErrorCodes)["MethodNotFound"] = -32601;
+const METHOD_NOT_FOUND: (typeof ErrorCodes)["MethodNotFound"] = -32601;
 export const INTERNAL_ERROR: (typeof ErrorCodes)["InternalError"] = -32603;
