@@ -56,6 +56,9 @@ let liveThresholdTitle: string;
 function notesScriptFile(): string {
   const file = join(home, "notes-script.json");
   writeFileSync(file, JSON.stringify(NOTES_SCRIPT));
+  // the scratch project the daemon makes keeps a file already there: the notes the script's edit expects
+  mkdirSync(join(home, "demo-project"), { recursive: true });
+  writeFileSync(join(home, "demo-project", "notes.md"), "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n");
   return file;
 }
 
