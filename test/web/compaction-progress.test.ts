@@ -3,53 +3,31 @@
 // compaction ends, and a summary written ahead of time shows as a quiet note on the context meter
 // ("preparing summary…", then "summary ready"), gone once it is applied.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
-import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { bigText, Cleanup, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, writeSettings, type ServeDaemon } from "../support/daemon-client.js";
-import { ensureWebBundle } from "../support/fresh-dist.js";
-import { repoRoot, tempDir } from "../support/tmp.js";
+import type { Page } from "playwright-core";
+import type { PithClient } from "../../clients/ts/index.js";
+import { textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { bigText, SMALL_MODEL, type ServeDaemon } from "../support/daemon-client.js";
+import { repoRoot } from "../support/tmp.js";
+import { webSkipReason, webStage, type WebStage } from "../support/web-harness.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-if (existsSync(CHROMIUM)) ensureWebBundle();
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install it to run the web UI tests (Debian/Ubuntu: apt-get install -y chromium)`
-  : !existsSync(join(repoRoot, "clients", "web", "dist", "app.js"))
-    ? "clients/web/dist is missing: run npm run build first"
-    : false;
-
-const cleanup = new Cleanup();
+const skip = webSkipReason();
+let stage: WebStage;
 let fake: FakeAnthropic;
 let daemon: ServeDaemon;
-let browser: Browser;
 let page: Page;
 let client: PithClient;
 let cwd: string;
 
 before(async () => {
   if (skip) return;
-  fake = await startFakeAnthropic();
-  const home = tempDir(cleanup);
-  cwd = tempDir(cleanup);
-  writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL] });
-  daemon = await startServeDaemon(cleanup, { home, fake, cwd, args: ["--sandbox", "off"] });
-  client = new PithClient(await connectWebSocket(daemon.wsUrl.replace("/rpc", ""), daemon.token));
-  await client.initialize({ name: "web-compaction-test" });
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"] });
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.setDefaultTimeout(10_000);
+  stage = await webStage("web-compaction-test");
+  ({ fake, daemon, page, client, cwd } = stage);
 });
 
 after(async () => {
-  if (skip) return;
-  client?.close();
-  await browser?.close().catch(() => undefined);
-  await cleanup.run();
-  await fake.close();
+  if (!skip) await stage?.close();
 });
 
 async function run(sessionId: string, text: string): Promise<void> {

@@ -11,16 +11,10 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { bigText, Cleanup, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, writeSettings, type ServeDaemon } from "../support/daemon-client.js";
-import { ensureWebBundle } from "../support/fresh-dist.js";
 import { repoRoot, tempDir } from "../support/tmp.js";
+import { launchChromium, webSkipReason } from "../support/web-harness.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-if (existsSync(CHROMIUM)) ensureWebBundle();
-const skip = !existsSync(CHROMIUM)
-  ? `no Chromium at ${CHROMIUM}: install it to run the web UI tests (Debian/Ubuntu: apt-get install -y chromium)`
-  : !existsSync(join(repoRoot, "clients", "web", "dist", "app.js"))
-    ? "clients/web/dist is missing: run npm run build first"
-    : false;
+const skip = webSkipReason();
 
 const ARTIFACTS = join(repoRoot, "test-artifacts");
 const cleanup = new Cleanup();
@@ -42,8 +36,7 @@ before(async () => {
   daemon = await startServeDaemon(cleanup, { home, fake, cwd, args: ["--sandbox", "off"] });
   client = new PithClient(await connectWebSocket(daemon.wsUrl.replace("/rpc", ""), daemon.token));
   await client.initialize({ name: "web-controls-test" });
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"] });
+  browser = await launchChromium();
   desktop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await desktop.newPage();
   page.setDefaultTimeout(10_000);

@@ -23,6 +23,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { ensureWebBundle } from "../support/fresh-dist.js";
 import { NOTES_SCRIPT } from "../support/notes-script.js";
+import { launchChromium } from "../support/web-harness.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -197,11 +198,7 @@ before(async () => {
   }
 
   daemon = await startDaemon();
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript(NETWORK_SWITCH);
   page = await context.newPage();

@@ -1,0 +1,61 @@
+// What the web UI tests share: whether they can run here (Chromium, the built bundle), headless
+// Chromium launched the same way, and the usual stage: the fake Messages API, `pith serve` with
+// the flow settings, a client of the daemon and a desktop-sized page.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
+import { startFakeAnthropic, type FakeAnthropic } from "./fake-anthropic.js";
+import { Cleanup, FLOW_SETTINGS, SMALL_MODEL, startServeDaemon, writeSettings, type ServeDaemon } from "./daemon-client.js";
+import { ensureWebBundle } from "./fresh-dist.js";
+import { repoRoot, tempDir } from "./tmp.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+/** Why the web tests cannot run here (false: they can); brings the web bundle up to date first. */
+export function webSkipReason(): string | false {
+  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}: install it to run the web UI tests (Debian/Ubuntu: apt-get install -y chromium)`;
+  ensureWebBundle();
+  return existsSync(join(repoRoot, "clients", "web", "dist", "app.js")) ? false : "clients/web/dist is missing: run npm run build first";
+}
+
+/** Headless Chromium, quiet: no network of its own, no first-run work. */
+export async function launchChromium(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"] });
+}
+
+export interface WebStage {
+  fake: FakeAnthropic;
+  daemon: ServeDaemon;
+  client: PithClient;
+  browser: Browser;
+  page: Page;
+  /** the project directory sessions are created in */
+  cwd: string;
+  close(): Promise<void>;
+}
+
+/** The fake API, a daemon with the flow settings and the small model, a client and a 1280×800 page. */
+export async function webStage(clientName: string): Promise<WebStage> {
+  const cleanup = new Cleanup();
+  const fake = await startFakeAnthropic();
+  const home = tempDir(cleanup);
+  const cwd = tempDir(cleanup);
+  writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL] });
+  const daemon = await startServeDaemon(cleanup, { home, fake, cwd, args: ["--sandbox", "off"] });
+  const client = new PithClient(await connectWebSocket(daemon.wsUrl.replace("/rpc", ""), daemon.token));
+  await client.initialize({ name: clientName });
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page.setDefaultTimeout(10_000);
+  return {
+    fake, daemon, client, browser, page, cwd,
+    async close() {
+      client.close();
+      await browser.close().catch(() => undefined);
+      await cleanup.run();
+      await fake.close();
+    },
+  };
+}
