@@ -1,20 +1,12 @@
-// What a failed call rejects with. Type imports only: the two codes below are checked against
-// protocol/errors.ts at compile time without loading it (and zod) at run time.
+// What a failed call rejects with. The codes below are checked against protocol/errors.ts at
+// compile time without loading it (and zod) at run time; the peer's error class has no imports.
 import type { ErrorCodes } from "../../protocol/index.js";
+import { PeerCallError } from "../../protocol/jsonrpc-peer.js";
 import type { CloseInfo } from "./transport.js";
 
-/** An error answer from the server (or a local one with a JSON-RPC code). `code` is one of ErrorCodes. */
-export class PithRpcError extends Error {
+/** An error answer from the server (or a local one with a JSON-RPC code). `code` is one of ErrorCodes; `method`: the request's. */
+export class PithRpcError extends PeerCallError {
   override readonly name = "PithRpcError";
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-    /** the method of the request that failed */
-    readonly method?: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The connection closed before the answer came (or the call was made on a closed client). */
