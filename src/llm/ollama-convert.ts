@@ -2,6 +2,7 @@
 // content per message, images as base64 beside it, tool calls with their arguments as an object,
 // and tool results as `role: "tool"` messages named after the tool.
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent } from "../messages/types.js";
+import { userSideContent } from "./context-text.js";
 import type { ModelInfo, StreamRequest, ThinkingLevel } from "./types.js";
 
 interface OllamaToolCall {
@@ -33,8 +34,6 @@ export interface OllamaChatRequest {
   shift: false;
 }
 
-const SUMMARY_INTRO = "Earlier parts of this session were summarized; the summary follows.";
-const BRANCH_INTRO = "The user came back from another branch of this session; here is what happened there.";
 const NO_RESULT = "No result was recorded for this call (the run was interrupted).";
 
 function split(content: string | (TextContent | ImageContent)[]): { text: string; images: string[] } {
@@ -50,15 +49,6 @@ function split(content: string | (TextContent | ImageContent)[]): { text: string
 
 function withImages(m: OllamaMessage, images: string[]): OllamaMessage {
   return images.length > 0 ? { ...m, images } : m;
-}
-
-function bashText(m: Extract<AgentMessage, { role: "bashExecution" }>): string {
-  let text = `The user ran \`${m.command}\` in the shell`;
-  text += m.output ? `:\n\`\`\`\n${m.output}\n\`\`\`` : " (no output).";
-  if (m.cancelled) text += "\n(The command was cancelled.)";
-  else if (m.exitCode !== undefined && m.exitCode !== null && m.exitCode !== 0) text += `\nExit code: ${m.exitCode}`;
-  if (m.truncated && m.fullOutputPath) text += `\n(Output truncated; the full output is in ${m.fullOutputPath})`;
-  return text;
 }
 
 function assistantMessage(m: AssistantMessage): OllamaMessage | undefined {
@@ -91,20 +81,16 @@ function toOllamaMessages(systemPrompt: string, messages: readonly AgentMessage[
   for (const m of messages) {
     switch (m.role) {
       case "user":
-      case "custom": {
-        const { text, images } = split(m.content);
+      case "custom":
+      case "bashExecution":
+      case "compactionSummary":
+      case "branchSummary": {
+        // what the other providers send as user content, in Ollama's shape
+        const content = userSideContent(m);
+        const { text, images } = split(content ?? []);
         if (text || images.length > 0) out.push(withImages({ role: "user", content: text }, images));
         break;
       }
-      case "bashExecution":
-        if (!m.excludeFromContext) out.push({ role: "user", content: bashText(m) });
-        break;
-      case "compactionSummary":
-        out.push({ role: "user", content: `${SUMMARY_INTRO}\n\n<summary>\n${m.summary}\n</summary>` });
-        break;
-      case "branchSummary":
-        out.push({ role: "user", content: `${BRANCH_INTRO}\n\n<summary>\n${m.summary}\n</summary>` });
-        break;
       case "assistant": {
         const a = assistantMessage(m);
         if (a) out.push(a);
