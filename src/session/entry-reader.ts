@@ -3,9 +3,10 @@
 // time), and the tree's sketches straight from a line's bytes where that is enough. Kept apart
 // from SessionFile so the read path (the hot one: context, tree, fork) is one small file.
 import { SessionError, type SessionWarning } from "./session-error.js";
-import { inSlices, readRange } from "./line-reader.js";
+import { inSlices, readInto, readRange } from "./line-reader.js";
 import type { EntryRecord } from "./load.js";
 import { sketchFromLine } from "./sketch-bytes.js";
+import { sketchFromPrefix } from "./sketch-prefix.js";
 import { sketchOf, type EntrySketch } from "./tree.js";
 import type { SessionEntry } from "./types.js";
 
@@ -24,6 +25,10 @@ const UNREADABLE = "unreadable";
 const RUN_BYTES = 4 << 20;
 /** with gaps (lines not asked for, e.g. bookkeeping) of at most this many. */
 const RUN_GAP_BYTES = 64 << 10;
+/** What is read of a line longer than a run for its preview: its front decides it unless it is unusual. */
+const HEAD_BYTES = 64 << 10;
+/** Sketches made between two chances for an async caller to give the event loop back. */
+const SKETCH_BATCH = 256;
 
 export class EntryReader {
   constructor(
@@ -103,26 +108,73 @@ export class EntryReader {
     return inSlices(this.parsedRuns(records, keep), ([r, e]) => visit(r, e), () => this.assertOpen());
   }
 
-  /** The tree's sketches of `records`, from their lines' bytes where that is enough, else parsed (not kept). */
-  *sketchedRuns(records: readonly EntryRecord[]): Generator<[EntryRecord, EntrySketch]> {
-    for (const l of this.lineRuns(records)) {
-      const fromBytes = l.buf ? sketchFromLine(l.buf, l.start, lineContentEnd(l.buf, l.start, l.end)) : undefined;
-      yield [l.rec, fromBytes ?? sketchOf(l.buf ? this.parseText(l.rec, l.buf.toString("utf8", l.start, l.end), false) : this.parse(l.rec, false))];
+  /**
+   * Gives each of `records` its tree sketch: from the front of its line where that decides the
+   * preview, else from the whole line, else parsed (not kept). Yields after every run and every
+   * SKETCH_BATCH lines, so that an async caller can give the event loop back in between.
+   */
+  *sketchMissing(records: readonly EntryRecord[]): Generator<void> {
+    let done = 0;
+    // nothing made here keeps the bytes: one buffer serves every run, and a line longer than a
+    // run is read only as far as its preview usually needs
+    for (const run of this.byteRuns(records, { reuse: true, headOfLong: HEAD_BYTES })) {
+      const buf = run.buf;
+      for (let k = run.from; k < run.to; k++) {
+        const r = records[k];
+        if (buf) {
+          const start = r.offset - run.base;
+          if (run.head) {
+            r.sketch = sketchFromPrefix(buf, start, buf.length, r) ?? this.sketchOfLine(r, readRange(this.fd(), r.offset, r.length), 0);
+          } else r.sketch = this.sketchOfLine(r, buf, start);
+        } else r.sketch = sketchOf(this.parse(r, false));
+        if (++done % SKETCH_BATCH === 0) yield;
+      }
+      yield;
+    }
+  }
+
+  /** The sketch of `r` from its whole line at `start` in `buf`: from its front, else the whole line, else parsed (not kept). */
+  private sketchOfLine(r: EntryRecord, buf: Buffer, start: number): EntrySketch {
+    const end = lineContentEnd(buf, start, start + r.length);
+    return sketchFromPrefix(buf, start, end, r) ?? sketchFromLine(buf, start, end) ?? sketchOf(this.parseText(r, buf.toString("utf8", start, end), false));
+  }
+
+  /** The open file's descriptor (an async reader may find the session closed between slices). */
+  private fd(): number {
+    const fd = this.handle.fd;
+    if (fd === null) throw sessionClosed(this.handle.file);
+    return fd;
+  }
+
+  /** The lines of `records` (in file order), one by one over byteRuns. */
+  private *lineRuns(records: readonly EntryRecord[]): Generator<Line> {
+    for (const run of this.byteRuns(records)) {
+      for (let k = run.from; k < run.to; k++) {
+        const r = records[k];
+        const at = r.offset - run.base;
+        yield run.buf ? { rec: r, buf: run.buf, start: at, end: at + r.length } : { rec: r, start: 0, end: 0 };
+      }
     }
   }
 
   /**
-   * The lines of `records` (in file order), each run of neighbouring lines read with one read (a
-   * pread per entry was most of the first tree's time). An entry already parsed, or that lives in
-   * memory only, comes without bytes.
+   * `records` (in file order) in runs of neighbouring lines, each read with one read (a pread per
+   * entry was most of the first tree's time). An entry already parsed, or that lives in memory
+   * only, is a run of its own without bytes. The run object is reused: read it before the next.
+   * `reuse`: one buffer for every run (the caller keeps nothing of it); `headOfLong`: a line longer
+   * than a run is read only that far (`head` set).
    */
-  private *lineRuns(records: readonly EntryRecord[]): Generator<Line> {
+  private *byteRuns(records: readonly EntryRecord[], options: { reuse?: boolean; headOfLong?: number } = {}): Generator<ByteRun> {
+    const run: ByteRun = { buf: undefined, base: 0, from: 0, to: 0, head: false };
+    let scratch: Buffer | undefined;
     let i = 0;
     while (i < records.length) {
       const first = records[i];
+      run.from = i;
       if (first.entry || first.length === 0) {
-        yield { rec: first, start: 0, end: 0 };
-        i++;
+        run.buf = undefined;
+        run.to = ++i;
+        yield run;
         continue;
       }
       let j = i + 1;
@@ -132,18 +184,27 @@ export class EntryReader {
         if (r.entry || r.length === 0 || r.offset < end || r.offset - end > RUN_GAP_BYTES || r.offset + r.length - first.offset > RUN_BYTES) break;
         end = r.offset + r.length;
       }
-      // checked before every run: an async reader may find the session closed between slices
-      const fd = this.handle.fd;
-      if (fd === null) throw sessionClosed(this.handle.file);
-      const buf = readRange(fd, first.offset, end - first.offset);
-      for (let k = i; k < j; k++) {
-        const r = records[k];
-        const at = r.offset - first.offset;
-        yield { rec: r, buf, start: at, end: at + r.length };
-      }
-      i = j;
+      run.head = options.headOfLong !== undefined && end - first.offset > RUN_BYTES;
+      const length = run.head ? Math.min(options.headOfLong!, end - first.offset) : end - first.offset;
+      if (options.reuse) {
+        if (!scratch || scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, Math.min(RUN_BYTES, scratch ? scratch.length * 2 : length)));
+        run.buf = readInto(this.fd(), scratch, first.offset, length);
+      } else run.buf = readRange(this.fd(), first.offset, length);
+      run.base = first.offset;
+      run.to = i = j;
+      yield run;
     }
   }
+}
+
+/** Records `from`..`to` (exclusive) of a list, their lines in `buf` at their offset minus `base`; no buffer: one record that has its entry or no bytes. */
+interface ByteRun {
+  buf: Buffer | undefined;
+  base: number;
+  from: number;
+  to: number;
+  /** one line longer than a run, of which `buf` holds only the start */
+  head: boolean;
 }
 
 /** A record's line in a run's buffer (`start`..`end`, its newline included); no buffer: the record has its entry or no bytes. */

@@ -127,6 +127,26 @@ export class Cursor {
     return null;
   }
 
+  /**
+   * Reads the key (a string without escapes) at pos and steps past it: 1 when it is `lit`, 0 when
+   * another key, -1 when not a plain string. No span is allocated: a key walk reads many keys.
+   */
+  keyIs(lit: Buffer): number {
+    if (this.buf[this.pos] !== QUOTE) return -1;
+    const start = this.pos + 1;
+    for (let i = start; i < this.end; i++) {
+      const c = this.buf[i];
+      if (c === BACKSLASH) return -1;
+      if (c === QUOTE) {
+        this.pos = i + 1;
+        if (i - start !== lit.length) return 0;
+        for (let k = 0; k < lit.length; k++) if (this.buf[start + k] !== lit[k]) return 0;
+        return 1;
+      }
+    }
+    return -1;
+  }
+
   /** The string value at pos (an opening quote): the span of its contents, escapes undecoded; null if it is not a string. */
   stringSpan(): Span | null {
     if (this.buf[this.pos] !== QUOTE) return null;

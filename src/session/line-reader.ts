@@ -131,12 +131,16 @@ function* lineChunks(fd: number, onLine: (line: RawLine) => boolean | void, chun
 
 /** Reads `length` bytes at `offset`. */
 export function readRange(fd: number, offset: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
+  return readInto(fd, Buffer.allocUnsafe(length), offset, length);
+}
+
+/** Reads `length` bytes at `offset` into the start of `buf`: the part of it read. */
+export function readInto(fd: number, buf: Buffer, offset: number, length: number): Buffer {
   let got = 0;
   while (got < length) {
     const n = readSync(fd, buf, got, length - got, offset + got);
     if (n === 0) break;
     got += n;
   }
-  return got === length ? buf : buf.subarray(0, got);
+  return got === buf.length ? buf : buf.subarray(0, got);
 }

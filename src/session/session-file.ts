@@ -173,7 +173,7 @@ export class SessionFile {
   /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
   tree(): TreeView {
     const visible = this.index.visible();
-    for (const [r, sketch] of this.reader.sketchedRuns(visible.filter((r) => !r.sketch))) r.sketch = sketch;
+    for (const _ of this.reader.sketchMissing(visible.filter((r) => !r.sketch)));
     return buildTreeView(visible, (r) => this.reader.sketch(r), this.labels(), this.leafId);
   }
 
@@ -184,7 +184,7 @@ export class SessionFile {
    */
   async treeAsync(options: { sliceMs?: number } = {}): Promise<TreeView> {
     const visible = this.index.visible();
-    await inSlices(this.reader.sketchedRuns(visible.filter((r) => !r.sketch)), ([r, sketch]) => (r.sketch = sketch), () => this.reader.assertOpen(), options.sliceMs);
+    await inSlices(this.reader.sketchMissing(visible.filter((r) => !r.sketch)), () => undefined, () => this.reader.assertOpen(), options.sliceMs);
     return buildTreeView(visible, (r) => this.reader.sketch(r), this.labels(), this.leafId);
   }
 

@@ -4,15 +4,37 @@
 // branch summaries, custom entries) are read here: only the start of the texts the preview shows
 // is decoded, everything else is skipped. Anything else, or anything unusual, gives undefined and
 // the caller parses the line: the result must always be what previewOf gives for the parsed entry.
-import { clipBytes } from "./clip-bytes.js";
 import { Cursor, intern, readString, type Span } from "./json-cursor.js";
-import { clip, clipInfo, type EntrySketch } from "./tree.js";
+import { PreviewClip } from "./preview-clip.js";
+import { clip, type EntrySketch } from "./tree.js";
 
 /**
- * Bytes of a text decoded for its preview (the preview shows 120 characters): 192 fill it for
- * most texts; whitespace runs and multi-byte characters get longer tries.
+ * Bytes of a text decoded for its preview (the preview shows 120 characters): 384 fill it for
+ * most texts, three-byte characters (CJK) included; whitespace runs get longer tries, then the
+ * whole text.
  */
-const PREFIX_TRIES = [192, 1024, 16384];
+const PREFIX_TRIES = [384, 4096, 65536, Infinity];
+
+/**
+ * Feeds the JSON string contents `span` to the preview as one piece: from its bytes where they
+ * are ASCII with short escapes, else decoding only as much of its start as the preview needs.
+ * false when it does not decode (the caller parses the line).
+ */
+export function feedJsonString(clip: PreviewClip, c: Cursor, span: Span): boolean {
+  clip.mark();
+  if (clip.jsonBytes(c.buf, span.start, span.end)) return true;
+  for (const maxBytes of PREFIX_TRIES) {
+    clip.backToMark();
+    const d = c.decode(span, maxBytes);
+    if (!d) return false;
+    clip.text(d.text);
+    // what was decoded fills the preview by itself: the rest of the text could not change it
+    if (d.whole || clip.full) return true;
+  }
+  return false;
+}
+
+const CLIP = new PreviewClip();
 
 const KEYS = {
   type: Buffer.from("type"),
@@ -168,32 +190,14 @@ function readMessage(c: Cursor): MessageParts | undefined {
   return ok ? parts : undefined;
 }
 
-/**
- * clip over the texts, decoding only their starts: undefined when what was decoded cannot say
- * for sure what the preview of the whole texts is (or an escape does not decode).
- */
+/** clip over the texts, decoding only as much of them as the preview needs; undefined when one does not decode. */
 function clipTexts(c: Cursor, spans: readonly Span[]): string | undefined {
-  const fromBytes = clipBytes(c.buf, spans);
-  if (fromBytes !== undefined) return fromBytes;
-  for (const maxBytes of PREFIX_TRIES) {
-    const texts: string[] = [];
-    let cut = false;
-    for (const span of spans) {
-      const d = c.decode(span, maxBytes);
-      if (!d) return undefined;
-      texts.push(d.text);
-      // the texts up to a cut one must fill the preview by themselves: then the rest of it (and
-      // whatever follows) could not have changed it
-      if (!d.whole) {
-        cut = true;
-        break;
-      }
-    }
-    if (!cut) return clip(...texts);
-    const info = clipInfo(texts);
-    if (info.full) return info.text;
+  CLIP.reset();
+  for (const span of spans) {
+    if (!feedJsonString(CLIP, c, span)) return undefined;
+    if (CLIP.full) break;
   }
-  return undefined;
+  return CLIP.result();
 }
 
 function messagePreview(c: Cursor, m: MessageParts): string | undefined {

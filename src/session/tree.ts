@@ -3,6 +3,7 @@
 import type { AgentMessage } from "../messages/types.js";
 import type { EntryRecord } from "./load.js";
 import type { SessionEntry } from "./types.js";
+import { PreviewClip } from "./preview-clip.js";
 
 interface TreeNode {
   id: string;
@@ -22,58 +23,20 @@ export interface TreeView {
   entries: TreeNode[];
 }
 
-export const PREVIEW_CHARS = 120;
-
-/** JavaScript's \s, by char code (a regular expression per character cost as much as the parse). */
-function isSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0xa0) return false;
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
-}
+const CLIP = new PreviewClip();
 
 /**
  * `pieces` joined with spaces, whitespace runs collapsed to one space, trimmed, cut at
- * PREVIEW_CHARS with "…". Reads only as far as the preview goes (a 20 MB tool result is not
- * scanned whole) and builds a fresh string from char codes: a slice would keep the whole text
- * alive in the per-entry cache.
+ * PREVIEW_CHARS with "…" (preview-clip.ts). Reads only as far as the preview goes: a 20 MB tool
+ * result is not scanned whole.
  */
 export function clip(...pieces: string[]): string {
-  return clipInfo(pieces).text;
-}
-
-/** The preview's characters, as codes and, while they fit, as latin1 bytes (a native decode makes the string). */
-const CODES = new Uint16Array(PREVIEW_CHARS + 2);
-const BYTES = Buffer.alloc(PREVIEW_CHARS + 2);
-
-/** clip, and whether the preview was filled (more text could not have changed it). */
-export function clipInfo(pieces: readonly string[]): { text: string; full: boolean } {
-  let n = 0;
-  let wide = false;
-  let space = false;
-  for (let p = 0; p < pieces.length && n <= PREVIEW_CHARS; p++) {
-    const text = pieces[p];
-    if (p > 0) space = n > 0;
-    for (let i = 0; i < text.length && n <= PREVIEW_CHARS; i++) {
-      const c = text.charCodeAt(i);
-      if (isSpace(c)) {
-        space = n > 0;
-        continue;
-      }
-      if (space) {
-        CODES[n] = 0x20;
-        BYTES[n++] = 0x20;
-      }
-      space = false;
-      if (c > 0xff) wide = true;
-      CODES[n] = c;
-      BYTES[n++] = c;
-    }
+  CLIP.reset();
+  for (const p of pieces) {
+    CLIP.text(p);
+    if (CLIP.full) break;
   }
-  const full = n > PREVIEW_CHARS;
-  const len = full ? PREVIEW_CHARS - 1 : n;
-  // fresh strings, never slices of the texts
-  const text = wide ? String.fromCharCode(...CODES.subarray(0, len)) : BYTES.toString("latin1", 0, len);
-  return { text: full ? `${text}…` : text, full };
+  return CLIP.result();
 }
 
 /** The texts messageText would join, without joining them. */
@@ -221,7 +184,7 @@ export function buildTreeView(
     const { preview, role } = sketch(rec);
     const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview, depth };
     if (role !== undefined) node.role = role;
-    const label = labels.get(rec.id);
+    const label = labels.size > 0 ? labels.get(rec.id) : undefined;
     if (label) node.label = label;
     entries.push(node);
     pushChildren(group[i], depth);

@@ -1,0 +1,216 @@
+// The tree's preview of an entry read from the front of its line, stopping as soon as the preview
+// is decided. The first tree of a session needs a preview of every entry; walking every line to
+// its end (a message's usage, its tool calls' arguments, a 20 MB tool result's closing quote)
+// made the first tree cost more than parsing the file. What the scan already knows (the entry's
+// type, a message's role, a custom entry's customType) is taken from its record; only the texts
+// the preview shows are read, up to where the preview is full.
+//
+// What this trusts: a line written by Pi or pith has no duplicate keys, and damage after the part
+// that decides the preview is found when the entry is parsed (the context leaves such an entry
+// out), not here. Anything else it cannot read for sure gives undefined: the line then goes to the
+// walk of the whole line (sketch-bytes.ts), then to JSON.parse.
+import { CLOSE_BRACE, Cursor, OPEN_BRACE, type Span } from "./json-cursor.js";
+import type { EntryRecord } from "./load.js";
+import { PreviewClip } from "./preview-clip.js";
+import { feedJsonString } from "./sketch-bytes.js";
+import { clip, type EntrySketch } from "./tree.js";
+
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+
+const K_MESSAGE = Buffer.from("message");
+const K_CONTENT = Buffer.from("content");
+const K_COMMAND = Buffer.from("command");
+const K_SUMMARY = Buffer.from("summary");
+const K_TYPE = Buffer.from("type");
+const K_TEXT = Buffer.from("text");
+const K_NAME = Buffer.from("name");
+const T_TEXT = Buffer.from("text");
+const T_TOOL_CALL = Buffer.from("toolCall");
+
+const CLIP = new PreviewClip();
+
+/** Moves the cursor to the value of `key` in the object whose "{" is at pos, skipping the values before it; false if the object ends first or is not read. */
+function seekKey(c: Cursor, key: Buffer): boolean {
+  if (c.buf[c.pos] !== OPEN_BRACE) return false;
+  c.pos++;
+  for (;;) {
+    c.skipSpace();
+    const found = c.keyIs(key);
+    if (found < 0) return false;
+    c.skipSpace();
+    if (c.buf[c.pos++] !== COLON) return false;
+    c.skipSpace();
+    if (found === 1) return true;
+    if (!c.skipValue()) return false;
+    c.skipSpace();
+    if (c.buf[c.pos++] !== COMMA) return false;
+  }
+}
+
+/**
+ * Feeds the string value at pos to the preview as a piece, from its start: true when the preview
+ * is full (the cursor is then anywhere: nothing more is read) or the string was read (the cursor
+ * after it); false when it is not a string or does not decode.
+ */
+function feedString(c: Cursor): boolean {
+  if (c.buf[c.pos] !== QUOTE) return false;
+  CLIP.mark();
+  const stop = CLIP.jsonChars(c.buf, c.pos + 1, c.end);
+  if (stop >= 0 && (CLIP.full || c.buf[stop] === QUOTE)) {
+    c.pos = stop + 1;
+    return true;
+  }
+  // what the bytes cannot say (or a line cut short): the string decoded, from its span
+  CLIP.backToMark();
+  const s = c.stringSpan();
+  return s !== null && feedJsonString(CLIP, c, s);
+}
+
+/** One content block: whether its type is "text" or "toolCall", its name; its text is fed as it is read. */
+interface Block {
+  type: Span | null;
+  name: Span | null;
+  /** its text was a string fed to the preview (a text block's, read after its type) */
+  fed: boolean;
+  /** that text was empty */
+  empty: boolean;
+  /** a text seen before the type, not yet fed */
+  text: Span | null;
+}
+
+const READ = 1;
+/** the preview filled while reading the block: nothing more is needed */
+const DECIDED = 2;
+const FAILED = 0;
+
+function readBlock(c: Cursor, b: Block): number {
+  b.type = b.name = b.text = null;
+  b.fed = b.empty = false;
+  if (c.buf[c.pos] !== OPEN_BRACE) return FAILED;
+  c.pos++;
+  c.skipSpace();
+  if (c.buf[c.pos] === CLOSE_BRACE) {
+    c.pos++;
+    return READ;
+  }
+  for (;;) {
+    c.skipSpace();
+    const k = c.plainString();
+    if (!k) return FAILED;
+    c.skipSpace();
+    if (c.buf[c.pos++] !== COLON) return FAILED;
+    c.skipSpace();
+    // a second type, text or name: JSON.parse would take the last; left to the walk of the whole line
+    if (c.is(k, K_TYPE)) {
+      if (b.type || !(b.type = c.plainString())) return FAILED;
+    } else if (c.is(k, K_TEXT)) {
+      if (b.fed || b.text) return FAILED;
+      if (c.buf[c.pos] !== QUOTE) {
+        if (!c.skipValue()) return FAILED;
+      } else if (b.type && c.is(b.type, T_TEXT)) {
+        // a text block's text, its type already read: fed as it is read
+        b.fed = true;
+        b.empty = c.buf[c.pos + 1] === QUOTE;
+        if (!feedString(c)) return FAILED;
+        if (CLIP.full) return DECIDED;
+      } else if (!(b.text = c.stringSpan())) return FAILED;
+    } else if (c.is(k, K_NAME)) {
+      if (b.name || !(b.name = c.plainString())) return FAILED;
+    } else if (!c.skipValue()) return FAILED;
+    c.skipSpace();
+    const d = c.buf[c.pos++];
+    if (d === CLOSE_BRACE) return READ;
+    if (d !== COMMA) return FAILED;
+  }
+}
+
+const BLOCK: Block = { type: null, name: null, fed: false, empty: false, text: null };
+
+/**
+ * The preview of a content value at pos (a string, or an array of blocks) as previewOf gives it
+ * for a message of `role`: its texts clipped; with no text, an assistant's tool calls. undefined
+ * when it needs more than the content (an assistant's stop reason) or cannot be read here.
+ */
+function contentPreview(c: Cursor, role: string, asCustomMessage: boolean): string | undefined {
+  CLIP.reset();
+  const first = c.buf[c.pos];
+  if (first === QUOTE) {
+    // an empty text is no text; an assistant's string content is left to the parser
+    if (c.buf[c.pos + 1] === QUOTE && !asCustomMessage) return role === "assistant" ? undefined : "";
+    return feedString(c) ? CLIP.result() : undefined;
+  }
+  if (first !== OPEN_BRACKET) return asCustomMessage ? undefined : role === "assistant" ? undefined : "";
+  c.pos++;
+  let texts = 0;
+  let firstEmpty = false;
+  let tools: string[] | null = null;
+  c.skipSpace();
+  if (c.buf[c.pos] === CLOSE_BRACKET) c.pos++;
+  else {
+    for (;;) {
+      c.skipSpace();
+      const read = readBlock(c, BLOCK);
+      if (read === FAILED) return undefined;
+      const { type, name, text, fed, empty } = BLOCK;
+      const isText = type !== null && c.is(type, T_TEXT);
+      if (isText && (fed || text)) {
+        if (texts++ === 0) firstEmpty = fed ? empty : text!.end === text!.start;
+        // nothing after this can change it
+        if (read === DECIDED) return CLIP.result();
+        if (!fed && !feedJsonString(CLIP, c, text!)) return undefined;
+        if (CLIP.full) return CLIP.result();
+      } else if (type && c.is(type, T_TOOL_CALL)) {
+        if (!name) return undefined;
+        (tools ??= []).push(c.buf.toString("utf8", name.start, name.end));
+      }
+      c.skipSpace();
+      const d = c.buf[c.pos++];
+      if (d === CLOSE_BRACKET) break;
+      if (d !== COMMA) return undefined;
+    }
+  }
+  if (asCustomMessage || texts > 1 || (texts === 1 && !firstEmpty)) return CLIP.result();
+  if (role !== "assistant") return "";
+  // no text: the tool calls, or (none) what the stop reason says, which comes after the content
+  return tools ? clip(`[tool calls: ${tools.join(", ")}]`) : undefined;
+}
+
+/** The tree's sketch of the entry of `rec` on this line (its content, without the newline), or undefined. */
+export function sketchFromPrefix(buf: Buffer, start: number, end: number, rec: EntryRecord): EntrySketch | undefined {
+  const c = new Cursor(buf, start, end);
+  switch (rec.type) {
+    case "message": {
+      const role = rec.role;
+      if (role === undefined || role === "compactionSummary" || role === "branchSummary") return undefined;
+      if (!seekKey(c, K_MESSAGE)) return undefined;
+      if (role === "bashExecution") {
+        if (!seekKey(c, K_COMMAND)) return undefined;
+        CLIP.reset();
+        // an empty command is no text: previewOf gives ""
+        return feedString(c) ? { preview: CLIP.result(), role } : undefined;
+      }
+      if (!seekKey(c, K_CONTENT)) return undefined;
+      const preview = contentPreview(c, role, false);
+      return preview === undefined ? undefined : { preview, role };
+    }
+    case "custom_message": {
+      if (!seekKey(c, K_CONTENT)) return undefined;
+      const preview = contentPreview(c, "custom", true);
+      return preview === undefined ? undefined : { preview };
+    }
+    case "compaction":
+    case "branch_summary": {
+      if (!seekKey(c, K_SUMMARY)) return undefined;
+      CLIP.reset();
+      return feedString(c) ? { preview: CLIP.result() } : undefined;
+    }
+    case "custom":
+      return rec.customType === undefined ? undefined : { preview: rec.customType };
+    default:
+      return undefined;
+  }
+}
