@@ -7,9 +7,10 @@ import { closeSync, fsyncSync } from "node:fs";
 import type { DurableSink } from "./durable-sink.js";
 import type { StoredMessage } from "../messages/types.js";
 import { ContextRecords } from "./context-records.js";
-import { buildSessionContext, type SessionContext } from "./context.js";
+import type { SessionContext } from "./context.js";
 import { EntryAppender, entryOf, validateNewEntry } from "./entry-appender.js";
 import { EntryReader, sessionClosed, type SessionFd } from "./entry-reader.js";
+import { buildLazyContext } from "./lazy-context.js";
 import { SessionError, type SessionWarning } from "./session-error.js";
 import { labelsIn, latestCustom, nameIn } from "./file-queries.js";
 import { forkFile, forkLine, type ForkLine, type ForkOptions } from "./fork-file.js";
@@ -156,9 +157,8 @@ export class SessionFile {
 
   /** The message list the model sees, with the model and thinking level in effect. */
   buildContext(leafId: string | null = this.leafId): SessionContext {
-    const entries: SessionEntry[] = [];
-    for (const [, e] of this.reader.parsedRuns(this.context.of(leafId), true)) entries.push(e);
-    return buildSessionContext(entries);
+    // the messages are parsed when first read (see lazy-context.ts for reading them after close)
+    return buildLazyContext(this.context.of(leafId), this.reader);
   }
 
   /**
