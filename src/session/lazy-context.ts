@@ -3,9 +3,8 @@
 // does), and parsing every message body for that costs as much as a plain parse of the whole
 // file. Those two come from the light records plus the one or two entries they are set by; the
 // messages, their entry ids and freshFrom are built together, by the eager code, when any of
-// them is first read. Reading them after the session is closed throws SessionClosed unless the
-// entries were already parsed (as a buildContext after close does): every caller reads them at
-// once, and materializing unread contexts on close would make closing parse the whole file.
+// them is first read, or when the session is closed (UnreadContexts): a context built before
+// close reads after it as it always did.
 import { buildSessionContext, type SessionContext } from "./context.js";
 import type { EntryReader } from "./entry-reader.js";
 import type { EntryRecord } from "./load.js";
@@ -24,13 +23,15 @@ function buildContextOf(records: readonly EntryRecord[], reader: EntryReader): S
  * buildContextOf, with the message list built when first read. `records` may be the index's kept
  * leaf path, which grows in place on append: only the first `records.length` (now) are read.
  */
-export function buildLazyContext(records: readonly EntryRecord[], reader: EntryReader): SessionContext {
+export function buildLazyContext(records: readonly EntryRecord[], reader: EntryReader, unread: UnreadContexts): SessionContext {
   const settings = settingsOf(records, reader);
   if (!settings) return buildContextOf(records, reader);
   const count = records.length;
   const ctx = {} as SessionContext;
+  const ref = unread.add(ctx);
   const build = () => {
     const full = buildContextOf(count === records.length ? records : records.slice(0, count), reader);
+    unread.delete(ref);
     // a field assigned before the build keeps what was assigned
     for (const key of LAZY) if (Object.getOwnPropertyDescriptor(ctx, key)?.get) settle(ctx, key, full[key]);
   };
@@ -50,6 +51,46 @@ export function buildLazyContext(records: readonly EntryRecord[], reader: EntryR
 }
 
 const LAZY: readonly LazyKey[] = ["messages", "entryIds", "freshFrom"];
+
+/**
+ * A session's contexts whose messages are not built yet, held weakly (one nobody holds needs no
+ * building), so that close() can build the rest while the file is open.
+ */
+export class UnreadContexts {
+  private readonly refs = new Set<WeakRef<SessionContext>>();
+  /** the count above which add() first drops the refs of contexts already collected */
+  private sweepAt = 64;
+
+  add(ctx: SessionContext): WeakRef<SessionContext> {
+    if (this.refs.size >= this.sweepAt) {
+      for (const r of this.refs) if (r.deref() === undefined) this.refs.delete(r);
+      this.sweepAt = Math.max(64, 2 * this.refs.size);
+    }
+    const ref = new WeakRef(ctx);
+    this.refs.add(ref);
+    return ref;
+  }
+
+  delete(ref: WeakRef<SessionContext>): void {
+    this.refs.delete(ref);
+  }
+
+  /**
+   * Builds every unread context still held (before the file closes). One that fails to build
+   * (its file unreadable) is left unread: reading it later throws that error again, or
+   * SessionClosed, which says more than a close that failed for it would.
+   */
+  buildAll(): void {
+    for (const ref of [...this.refs]) {
+      try {
+        void ref.deref()?.messages;
+      } catch {
+        // left unread (see above)
+      }
+    }
+    this.refs.clear();
+  }
+}
 
 /** A lazy field become an ordinary data property. */
 function settle(ctx: SessionContext, key: LazyKey, value: unknown): void {

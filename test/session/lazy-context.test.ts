@@ -1,15 +1,15 @@
 // buildContext's message list is built on first read (src/session/lazy-context.ts): the context
 // is the eager one (every entry of the path parsed, then buildSessionContext) on every shape, the
 // model and thinking level alone cost O(1) parses, a damaged line or a context_edit stays exact,
-// and reading the messages after close throws SessionClosed unless the entries were parsed.
+// and a context not read before close is built by close (it reads after close as before).
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { SHAPES, writeShape } from "../../bench/shapes.js";
+import { collectGarbage } from "../../bench/util.js";
 import { buildSessionContext, type SessionContext } from "../../src/session/context.js";
 import { SessionFile } from "../../src/session/index.js";
-import { SessionError } from "../../src/session/session-error.js";
 import { assistant, user } from "../support/messages.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -214,26 +214,37 @@ test("a context built before an append is the context of the leaf it was built a
   }
 });
 
-test("read after close: SessionClosed while the entries are unread; a warmed context reads fine", async (t) => {
+test("close builds the contexts not read yet: they read after close as before; a warmed context parses nothing", async (t) => {
   const dir = tempDir(t);
   const file = settersSession(dir, "closed", "model_change");
   const expected = eagerContext(file);
   const s = SessionFile.open(file, { readOnly: true });
   const ctx = s.buildContext();
-  s.close();
-  assert.deepStrictEqual(ctx.model, expected.model, "the settings were read at build");
-  for (const key of ["messages", "entryIds", "freshFrom"] as const) {
-    assert.throws(() => ctx[key], (err: unknown) => err instanceof SessionError && err.code === "SessionClosed", key);
-  }
-  assert.throws(() => JSON.stringify(ctx), (err: unknown) => err instanceof SessionError && err.code === "SessionClosed");
+  const other = s.buildContext(expected.entryIds[5]);
+  assert.ok(isLazy(ctx) && isLazy(other));
+  const atClose = countParses(() => s.close());
+  assert.ok(atClose.chars > 10_000, `close parsed the unread contexts' entries (${atClose.chars} characters)`);
+  assert.ok(!isLazy(ctx) && !isLazy(other), "built by close");
+  assert.deepStrictEqual(ctx, expected);
+  assert.deepStrictEqual(other.entryIds, expected.entryIds.slice(0, 6));
 
+  // contexts already read, or built from entries already parsed, leave close nothing to do
   const warmed = SessionFile.open(file, { readOnly: true });
   await warmed.warmContextAsync();
-  const parses = countParses(() => void warmed.buildContext());
-  assert.equal(parses.calls, 0, "a context after warmContextAsync parses nothing");
-  const after = warmed.buildContext();
-  warmed.close();
-  assert.deepStrictEqual(after, expected);
+  assert.equal(countParses(() => void warmed.buildContext()).calls, 0, "a context after warmContextAsync parses nothing");
+  const read = SessionFile.open(file, { readOnly: true });
+  void read.buildContext().messages;
+  for (const f of [warmed, read]) assert.equal(countParses(() => f.close()).calls, 0);
+});
+
+test("a context nobody holds any more is not built at close", async (t) => {
+  const file = settersSession(tempDir(t), "dropped", "assistant");
+  const s = SessionFile.open(file, { readOnly: true });
+  assert.equal(s.buildContext().model?.modelId, "model-29");
+  // a WeakRef's target is kept until the current job ends
+  await new Promise((resolve) => setImmediate(resolve));
+  collectGarbage();
+  assert.equal(countParses(() => s.close()).calls, 0);
 });
 
 test("a lazy field assigned before it is read keeps what was assigned", (t) => {
