@@ -82,8 +82,10 @@ export class UnreadContexts {
    */
   buildAll(): void {
     for (const ref of [...this.refs]) {
+      const ctx = ref.deref();
       try {
-        void ref.deref()?.messages;
+        // each of them: one assigned before it was read is no longer lazy, the others still are
+        if (ctx) void [ctx.messages, ctx.entryIds, ctx.freshFrom];
       } catch {
         // left unread (see above)
       }

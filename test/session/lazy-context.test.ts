@@ -261,4 +261,10 @@ test("a lazy field assigned before it is read keeps what was assigned", (t) => {
   } finally {
     s.close();
   }
+  // assigned, then closed before the others were read: close builds them all the same
+  const closing = SessionFile.open(file, { readOnly: true });
+  const ctx = closing.buildContext();
+  ctx.messages = [];
+  closing.close();
+  assert.deepStrictEqual({ ...ctx }, { ...expected, messages: [] });
 });
