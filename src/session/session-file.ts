@@ -7,9 +7,9 @@ import { closeSync, fsyncSync } from "node:fs";
 import type { DurableSink } from "./durable-sink.js";
 import type { StoredMessage } from "../messages/types.js";
 import { ContextRecords } from "./context-records.js";
-import { buildSessionContext, type SessionContext } from "./context.js";
 import { EntryAppender, entryOf, validateNewEntry } from "./entry-appender.js";
 import { EntryReader, sessionClosed, type SessionFd } from "./entry-reader.js";
+import { buildLazyContext, UnreadContexts } from "./lazy-context.js";
 import { SessionError, type SessionWarning } from "./session-error.js";
 import { labelsIn, latestCustom, nameIn } from "./file-queries.js";
 import { forkFile, forkLine, type ForkLine, type ForkOptions } from "./fork-file.js";
@@ -48,6 +48,7 @@ export class SessionFile {
   private readonly appender: EntryAppender;
   private readonly context: ContextRecords;
   private labelCache: Map<string, string> | null = null;
+  private readonly unreadContexts = new UnreadContexts(); // their messages are built before the file closes
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined, options: OpenOptions) {
     this.file = file;
@@ -155,10 +156,8 @@ export class SessionFile {
   }
 
   /** The message list the model sees, with the model and thinking level in effect. */
-  buildContext(leafId: string | null = this.leafId): SessionContext {
-    const entries: SessionEntry[] = [];
-    for (const [, e] of this.reader.parsedRuns(this.context.of(leafId), true)) entries.push(e);
-    return buildSessionContext(entries);
+  buildContext(leafId: string | null = this.leafId) {
+    return buildLazyContext(this.context.of(leafId), this.reader, this.unreadContexts);
   }
 
   /**
@@ -331,6 +330,7 @@ export class SessionFile {
     const fd = this.handle.fd;
     if (fd === null) return;
     try {
+      this.unreadContexts.buildAll();
       if (!this.readOnly) fsyncSync(fd);
     } finally {
       closeSync(fd);
