@@ -1,13 +1,13 @@
 // Turning the index's byte spans back into entries: one entry on demand, or many in runs of
 // neighbouring lines read with one read each (a pread per entry was most of the first tree's
-// time), and the tree's sketches straight from a line's bytes where that is enough. Kept apart
+// time), and the tree's previews straight from a line's bytes where that is enough. Kept apart
 // from SessionFile so the read path (the hot one: context, tree, fork) is one small file.
 import { SessionError, type SessionWarning } from "./session-error.js";
 import { inSlices, readInto, readRange } from "./line-reader.js";
 import type { EntryRecord } from "./load.js";
-import { sketchFromLine } from "./sketch-bytes.js";
-import { sketchFromPrefix } from "./sketch-prefix.js";
-import { sketchOf, type EntrySketch } from "./tree.js";
+import { previewFromLine } from "./preview-from-line.js";
+import { previewFromPrefix } from "./preview-from-front.js";
+import { previewOf } from "./tree.js";
 import type { SessionEntry } from "./types.js";
 
 /** The file a session reads from and appends to, shared by its parts; `fd` is null once closed. */
@@ -27,8 +27,8 @@ const RUN_BYTES = 4 << 20;
 const RUN_GAP_BYTES = 64 << 10;
 /** What is read of a line longer than a run for its preview: its front decides it unless it is unusual. */
 const HEAD_BYTES = 64 << 10;
-/** Sketches made between two chances for an async caller to give the event loop back. */
-const SKETCH_BATCH = 256;
+/** Previews made between two chances for an async caller to give the event loop back. */
+const PREVIEW_BATCH = 256;
 
 export class EntryReader {
   constructor(
@@ -80,8 +80,8 @@ export class EntryReader {
   }
 
   /** An entry's preview: parsed without keeping the entry (a huge file's tree must not hold every entry), kept itself. */
-  sketch(r: EntryRecord): EntrySketch {
-    return (r.sketch ??= sketchOf(this.parse(r, false)));
+  preview(r: EntryRecord): string {
+    return (r.preview ??= previewOf(this.parse(r, false)));
   }
 
   /** The entries of `records` (in file order), read in runs (see lineRuns), each run parsed with one JSON.parse where it can be. */
@@ -109,11 +109,11 @@ export class EntryReader {
   }
 
   /**
-   * Gives each of `records` its tree sketch: from the front of its line where that decides the
+   * Gives each of `records` its tree preview: from the front of its line where that decides the
    * preview, else from the whole line, else parsed (not kept). Yields after every run and every
-   * SKETCH_BATCH lines, so that an async caller can give the event loop back in between.
+   * PREVIEW_BATCH lines, so that an async caller can give the event loop back in between.
    */
-  *sketchMissing(records: readonly EntryRecord[]): Generator<void> {
+  *previewMissing(records: readonly EntryRecord[]): Generator<void> {
     let done = 0;
     // nothing made here keeps the bytes: one buffer serves every run, and a line longer than a
     // run is read only as far as its preview usually needs
@@ -124,19 +124,19 @@ export class EntryReader {
         if (buf) {
           const start = r.offset - run.base;
           if (run.head) {
-            r.sketch = sketchFromPrefix(buf, start, buf.length, r) ?? this.sketchOfLine(r, readRange(this.fd(), r.offset, r.length), 0);
-          } else r.sketch = this.sketchOfLine(r, buf, start);
-        } else r.sketch = sketchOf(this.parse(r, false));
-        if (++done % SKETCH_BATCH === 0) yield;
+            r.preview = previewFromPrefix(buf, start, buf.length, r) ?? this.previewOfLine(r, readRange(this.fd(), r.offset, r.length), 0);
+          } else r.preview = this.previewOfLine(r, buf, start);
+        } else r.preview = previewOf(this.parse(r, false));
+        if (++done % PREVIEW_BATCH === 0) yield;
       }
       yield;
     }
   }
 
-  /** The sketch of `r` from its whole line at `start` in `buf`: from its front, else the whole line, else parsed (not kept). */
-  private sketchOfLine(r: EntryRecord, buf: Buffer, start: number): EntrySketch {
+  /** The preview of `r` from its whole line at `start` in `buf`: from its front, else the whole line, else parsed (not kept). */
+  private previewOfLine(r: EntryRecord, buf: Buffer, start: number): string {
     const end = lineContentEnd(buf, start, start + r.length);
-    return sketchFromPrefix(buf, start, end, r) ?? sketchFromLine(buf, start, end) ?? sketchOf(this.parseText(r, buf.toString("utf8", start, end), false));
+    return previewFromPrefix(buf, start, end, r) ?? previewFromLine(buf, start, end) ?? previewOf(this.parseText(r, buf.toString("utf8", start, end), false));
   }
 
   /** The open file's descriptor (an async reader may find the session closed between slices). */

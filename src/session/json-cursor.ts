@@ -1,8 +1,9 @@
 // The one byte-level JSON reader of the light open path: a cursor over a line's bytes with the
 // moves a reader that does not build values needs (walk an object's keys, skip a value, find a
 // string's end, match a literal, decode the start of a string). The entry's light fields
-// (entry-fields.ts) and the tree's previews (sketch-bytes.ts) are both read with it. Whatever it
-// cannot read for sure gives null / false and the caller parses the line with JSON.parse.
+// (light-fields.ts) and the tree's previews (preview-from-front.ts, preview-from-line.ts) are
+// read with it. Whatever it cannot read for sure gives null / false and the caller parses the
+// line with JSON.parse.
 
 export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -196,7 +197,7 @@ export class Cursor {
 
   is(span: Span, key: Buffer): boolean {
     if (span.end - span.start !== key.length) return false;
-    // keys are short: compared by hand (Buffer.compare's call was a tenth of a tiny entry's sketch)
+    // keys are short: compared by hand (Buffer.compare's call was a tenth of a tiny entry's preview)
     for (let i = 0; i < key.length; i++) if (this.buf[span.start + i] !== key[i]) return false;
     return true;
   }

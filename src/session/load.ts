@@ -24,7 +24,7 @@ export interface EntryRecord {
   /** the parsed entry, once something asked for it (an entry that lives in memory only has it from the start) */
   entry?: SessionEntry;
   /** the tree's preview, once computed (entries never change, so neither does it) */
-  sketch?: { preview: string; role?: string };
+  preview?: string;
 }
 
 export interface ScanResult {

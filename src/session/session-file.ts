@@ -172,19 +172,19 @@ export class SessionFile {
   /** Every entry (leaf markers left out) with a preview and label, children in timestamp order. */
   tree(): TreeView {
     const visible = this.index.visible();
-    for (const _ of this.reader.sketchMissing(visible.filter((r) => !r.sketch)));
-    return buildTreeView(visible, (r) => this.reader.sketch(r), this.labels(), this.leafId);
+    for (const _ of this.reader.previewMissing(visible.filter((r) => r.preview === undefined)));
+    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId);
   }
 
   /**
-   * The same tree, with the first sketch of each entry computed in slices that give the event
+   * The same tree, with the first preview of each entry computed in slices that give the event
    * loop back in between: the first tree of a 100 MB session parses every entry (about a
    * second), which must not stall a daemon's other sessions.
    */
   async treeAsync(options: { sliceMs?: number } = {}): Promise<TreeView> {
     const visible = this.index.visible();
-    await inSlices(this.reader.sketchMissing(visible.filter((r) => !r.sketch)), () => undefined, () => this.reader.assertOpen(), options.sliceMs);
-    return buildTreeView(visible, (r) => this.reader.sketch(r), this.labels(), this.leafId);
+    await inSlices(this.reader.previewMissing(visible.filter((r) => r.preview === undefined)), () => undefined, () => this.reader.assertOpen(), options.sliceMs);
+    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId);
   }
 
   /** Current labels by target entry id (the latest label entry per target wins; empty clears). */

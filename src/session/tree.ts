@@ -93,16 +93,6 @@ export function previewOf(entry: SessionEntry): string {
   }
 }
 
-/** What the tree shows of an entry besides its light fields. */
-export interface EntrySketch {
-  preview: string;
-  role?: string;
-}
-
-export function sketchOf(entry: SessionEntry): EntrySketch {
-  return entry.type === "message" ? { preview: previewOf(entry), role: entry.message.role } : { preview: previewOf(entry) };
-}
-
 /**
  * The tree view of `records` (file order, parents before children). Children hang off their
  * parent's id (an id used twice shows its children under both, as a lookup by id would), an entry
@@ -111,7 +101,7 @@ export function sketchOf(entry: SessionEntry): EntrySketch {
  */
 export function buildTreeView(
   records: readonly EntryRecord[],
-  sketch: (r: EntryRecord) => EntrySketch,
+  preview: (r: EntryRecord) => string,
   labels: ReadonlyMap<string, string>,
   leafId: string | null,
 ): TreeView {
@@ -181,9 +171,9 @@ export function buildTreeView(
     const i = stackNode[--top];
     const depth = stackDepth[top];
     const rec = records[i];
-    const { preview, role } = sketch(rec);
-    const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview, depth };
-    if (role !== undefined) node.role = role;
+    const node: TreeNode = { id: rec.id, parentId: rec.parentId, type: rec.type, timestamp: rec.timestamp, preview: preview(rec), depth };
+    // a message's role, as the scan read it
+    if (rec.role !== undefined) node.role = rec.role;
     const label = labels.size > 0 ? labels.get(rec.id) : undefined;
     if (label) node.label = label;
     entries.push(node);

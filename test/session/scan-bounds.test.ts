@@ -15,7 +15,7 @@ import { createLogger } from "../../src/log/logger.js";
 import { readFieldsAnyOrder, readLightFields } from "../../src/session/light-fields.js";
 import { forEachLine } from "../../src/session/line-reader.js";
 import { SessionFile } from "../../src/session/session-file.js";
-import { sketchFromLine } from "../../src/session/sketch-bytes.js";
+import { previewFromLine } from "../../src/session/preview-from-line.js";
 import { previewOf } from "../../src/session/tree.js";
 import type { SessionEntry } from "../../src/session/types.js";
 import { gated } from "../support/gated.js";
@@ -94,7 +94,7 @@ test("light fields, any-order fields and byte sketches search within the line, n
       const read = (buf: Buffer, end: number) => {
         if (keyOrder === "pi") assert.ok(readLightFields(buf, 0, end));
         else assert.ok(readFieldsAnyOrder(buf, 0, end));
-        assert.ok(sketchFromLine(buf, 0, end)?.preview.startsWith("plain words"));
+        assert.ok(previewFromLine(buf, 0, end)?.startsWith("plain words"));
       };
       const exact = inBuffer(line, 0);
       const chunk = inBuffer(line, 4 << 20);
@@ -144,7 +144,7 @@ test("tree previews keep only their own characters alive, not the texts they wer
     const entry = { type: "message", id: `e${i}`, parentId: null, timestamp: "2025-01-06T09:00:00.000Z", message: { role: "user", content: texts[i], timestamp: 0 } } as unknown as SessionEntry;
     previews.push(previewOf(entry));
     const line = Buffer.from(JSON.stringify(entry));
-    previews.push(sketchFromLine(line, 0, line.length)!.preview);
+    previews.push(previewFromLine(line, 0, line.length)!);
   }
   const textMb = texts.reduce((n, s) => n + s.length, 0) / 1e6;
   texts.length = 0;

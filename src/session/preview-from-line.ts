@@ -1,12 +1,12 @@
-// A tree preview read from an entry's line without parsing it. The first tree of a session needs
-// a preview of every entry; parsing every line in full (a 20 MB tool result for 120 characters)
-// made the first tree cost more than parsing the file. The common entries (messages, compactions,
-// branch summaries, custom entries) are read here: only the start of the texts the preview shows
-// is decoded, everything else is skipped. Anything else, or anything unusual, gives undefined and
-// the caller parses the line: the result must always be what previewOf gives for the parsed entry.
+// A tree preview read from an entry's whole line without parsing it: the second try, for a line
+// whose front did not decide its preview (preview-from-front.ts), before JSON.parse. It walks
+// every key of the line (so a duplicate key or a line that does not end where its object does is
+// caught here and left to the parser); only the start of the texts the preview shows is decoded.
+// Anything else, or anything unusual, gives undefined and the caller parses the line: the result
+// must always be what previewOf gives for the parsed entry.
 import { Cursor, intern, readString, type Span } from "./json-cursor.js";
 import { PreviewClip } from "./preview-clip.js";
-import { clip, type EntrySketch } from "./tree.js";
+import { clip } from "./tree.js";
 
 /**
  * Bytes of a text decoded for its preview (the preview shows 120 characters): 384 fill it for
@@ -218,8 +218,8 @@ function messagePreview(c: Cursor, m: MessageParts): string | undefined {
   return "";
 }
 
-/** The tree's sketch of the entry on this line, or undefined when the line must be parsed for it. */
-export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySketch | undefined {
+/** The tree's preview of the entry on this line, or undefined when the line must be parsed for it. */
+export function previewFromLine(buf: Buffer, start: number, end: number): string | undefined {
   const c = new Cursor(buf, start, end);
   c.skipSpace();
   let type: string | undefined;
@@ -259,16 +259,8 @@ export function sketchFromLine(buf: Buffer, start: number, end: number): EntrySk
   if (!ok) return undefined;
   c.skipSpace();
   if (c.pos !== end) return undefined;
-  if (type === "message") {
-    if (!message || message.role === undefined) return undefined;
-    const preview = messagePreview(c, message);
-    return preview === undefined ? undefined : { preview, role: message.role };
-  }
-  if (type === "compaction" || type === "branch_summary") {
-    if (!summary) return undefined;
-    const preview = clipTexts(c, [summary]);
-    return preview === undefined ? undefined : { preview };
-  }
-  if (type === "custom") return customType === undefined ? undefined : { preview: customType };
+  if (type === "message") return message && message.role !== undefined ? messagePreview(c, message) : undefined;
+  if (type === "compaction" || type === "branch_summary") return summary ? clipTexts(c, [summary]) : undefined;
+  if (type === "custom") return customType;
   return undefined;
 }

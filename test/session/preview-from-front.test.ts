@@ -9,8 +9,8 @@ import { SessionFile } from "../../src/session/session-file.js";
 import { tempDir } from "../support/tmp.js";
 import { readEntryFields } from "../../src/session/light-fields.js";
 import type { EntryRecord } from "../../src/session/load.js";
-import { sketchFromPrefix } from "../../src/session/sketch-prefix.js";
-import { sketchOf } from "../../src/session/tree.js";
+import { previewFromPrefix } from "../../src/session/preview-from-front.js";
+import { previewOf } from "../../src/session/tree.js";
 import type { SessionEntry } from "../../src/session/types.js";
 import { rng } from "../support/random.js";
 
@@ -95,17 +95,20 @@ test("a preview read from the front of a line is previewOf's for the parsed line
     const end = buf.length - 2;
     const rec = readEntryFields(buf, 2, end) as EntryRecord | null;
     if (!rec) continue;
-    const got = sketchFromPrefix(buf, 2, end, rec);
+    const got = previewFromPrefix(buf, 2, end, rec);
     if (got === undefined) continue;
     decided++;
-    let expected: ReturnType<typeof sketchOf>;
+    const parsed = JSON.parse(line) as SessionEntry;
+    let expected: string;
     try {
-      expected = sketchOf(JSON.parse(line) as SessionEntry);
+      expected = previewOf(parsed);
     } catch {
       // previewOf itself fails on this entry (an assistant whose content is no array): the prefix reader must not answer
       assert.fail(`answered for an entry previewOf cannot preview: ${line}`);
     }
-    assert.deepEqual(got, expected, line);
+    assert.equal(got, expected, line);
+    // the tree shows the role the scan read
+    if (parsed.type === "message") assert.equal(rec.role, parsed.message.role, line);
   }
   assert.ok(decided > 3000, `most lines are decided from their front (${decided} of 6000)`);
 });
@@ -116,8 +119,8 @@ test("the front of a line is enough: a text that fills the preview is not read t
   // everything after the preview's characters is cut off: a reader that looks for the text's end fails
   const cut = Buffer.from(line.slice(0, 400));
   const rec = readEntryFields(Buffer.from(line), 0, Buffer.byteLength(line)) as EntryRecord;
-  const got = sketchFromPrefix(cut, 0, cut.length, rec);
-  assert.deepEqual(got, sketchOf(JSON.parse(line) as SessionEntry));
+  const got = previewFromPrefix(cut, 0, cut.length, rec);
+  assert.equal(got, previewOf(JSON.parse(line) as SessionEntry));
 });
 
 /** Bytes node:fs readSync was asked for while `fn` ran. */

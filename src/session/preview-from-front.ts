@@ -8,12 +8,12 @@
 // What this trusts: a line written by Pi or pith has no duplicate keys, and damage after the part
 // that decides the preview is found when the entry is parsed (the context leaves such an entry
 // out), not here. Anything else it cannot read for sure gives undefined: the line then goes to the
-// walk of the whole line (sketch-bytes.ts), then to JSON.parse.
+// walk of the whole line (preview-from-line.ts), then to JSON.parse.
 import { CLOSE_BRACE, Cursor, OPEN_BRACE, type Span } from "./json-cursor.js";
 import type { EntryRecord } from "./load.js";
 import { PreviewClip } from "./preview-clip.js";
-import { feedJsonString } from "./sketch-bytes.js";
-import { clip, type EntrySketch } from "./tree.js";
+import { feedJsonString } from "./preview-from-line.js";
+import { clip } from "./tree.js";
 
 const COLON = 0x3a;
 const COMMA = 0x2c;
@@ -179,8 +179,8 @@ function contentPreview(c: Cursor, role: string, asCustomMessage: boolean): stri
   return tools ? clip(`[tool calls: ${tools.join(", ")}]`) : undefined;
 }
 
-/** The tree's sketch of the entry of `rec` on this line (its content, without the newline), or undefined. */
-export function sketchFromPrefix(buf: Buffer, start: number, end: number, rec: EntryRecord): EntrySketch | undefined {
+/** The tree's preview of the entry of `rec` on this line (its content, without the newline), or undefined. */
+export function previewFromPrefix(buf: Buffer, start: number, end: number, rec: EntryRecord): string | undefined {
   const c = new Cursor(buf, start, end);
   switch (rec.type) {
     case "message": {
@@ -191,25 +191,21 @@ export function sketchFromPrefix(buf: Buffer, start: number, end: number, rec: E
         if (!seekKey(c, K_COMMAND)) return undefined;
         CLIP.reset();
         // an empty command is no text: previewOf gives ""
-        return feedString(c) ? { preview: CLIP.result(), role } : undefined;
+        return feedString(c) ? CLIP.result() : undefined;
       }
       if (!seekKey(c, K_CONTENT)) return undefined;
-      const preview = contentPreview(c, role, false);
-      return preview === undefined ? undefined : { preview, role };
+      return contentPreview(c, role, false);
     }
-    case "custom_message": {
-      if (!seekKey(c, K_CONTENT)) return undefined;
-      const preview = contentPreview(c, "custom", true);
-      return preview === undefined ? undefined : { preview };
-    }
+    case "custom_message":
+      return seekKey(c, K_CONTENT) ? contentPreview(c, "custom", true) : undefined;
     case "compaction":
     case "branch_summary": {
       if (!seekKey(c, K_SUMMARY)) return undefined;
       CLIP.reset();
-      return feedString(c) ? { preview: CLIP.result() } : undefined;
+      return feedString(c) ? CLIP.result() : undefined;
     }
     case "custom":
-      return rec.customType === undefined ? undefined : { preview: rec.customType };
+      return rec.customType;
     default:
       return undefined;
   }
