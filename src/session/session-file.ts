@@ -173,7 +173,7 @@ export class SessionFile {
   tree(): TreeView {
     const visible = this.index.visible();
     for (const _ of this.reader.previewMissing(visible.filter((r) => r.preview === undefined)));
-    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId);
+    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId, this.index.uniqueIds);
   }
 
   /**
@@ -184,7 +184,7 @@ export class SessionFile {
   async treeAsync(options: { sliceMs?: number } = {}): Promise<TreeView> {
     const visible = this.index.visible();
     await inSlices(this.reader.previewMissing(visible.filter((r) => r.preview === undefined)), () => undefined, () => this.reader.assertOpen(), options.sliceMs);
-    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId);
+    return buildTreeView(visible, (r) => this.reader.preview(r), this.labels(), this.leafId, this.index.uniqueIds);
   }
 
   /** Current labels by target entry id (the latest label entry per target wins; empty clears). */

@@ -71,6 +71,11 @@ export class SessionIndex {
     this.leaf = id;
   }
 
+  /** No id is used by two records (then an id names one record: the tree finds parents without a map). */
+  get uniqueIds(): boolean {
+    return this.byId.size === this.records.length;
+  }
+
   /** Every record but bookkeeping (what the tree shows). */
   visible(): EntryRecord[] {
     return this.records.filter((r) => !(r.type === "custom" && isBookkeepingType(r.customType)));
