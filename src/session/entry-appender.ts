@@ -71,6 +71,7 @@ export class EntryAppender {
       timestamp: entry.timestamp,
       role: entry.type === "message" ? entry.message.role : undefined,
       customType: entry.type === "custom" ? entry.customType : undefined,
+      bodyAt: -1,
       lineNo: this.index.nextLineNo(prefix !== ""),
       offset: this.size + prefix.length,
       length: bytes.length - prefix.length,

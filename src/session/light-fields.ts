@@ -16,6 +16,12 @@ export interface LightFields {
   role?: string;
   /** for `custom` entries (pith writes it right after the timestamp) */
   customType?: string;
+  /**
+   * Read in Pi's order: where in the line (from its start) the fields read end — after a message's
+   * role (inside the message object) or after the timestamp — so that a reader of the rest
+   * (the tree's preview) starts there; -1 when read in another order.
+   */
+  bodyAt: number;
 }
 
 /** The field an entry type adds to the light ones: a message's role, or a top-level string key. */
@@ -107,7 +113,7 @@ export function readLightFields(buf: Buffer, start: number, end: number): LightF
     else customType = readString(buf, c.pos, q);
   }
   // one object shape for every record (callers add their own fields to it)
-  return { type, id, parentId, timestamp, role, customType };
+  return { type, id, parentId, timestamp, role, customType, bodyAt: q + 1 - start };
 }
 
 /** The light fields of a JSON object line whose keys come in any order, or null. */
@@ -154,5 +160,5 @@ export function readFieldsAnyOrder(buf: Buffer, start: number, end: number): Lig
   if (type === undefined || id === undefined || id.length === 0 || timestamp === undefined || parentId === undefined) return null;
   const extra = ENTRY_TYPES.get(type);
   if (extra === "role" && role === undefined) return null;
-  return { type, id, parentId, timestamp, role: extra === "role" ? role : undefined, customType: extra === "customType" ? customType : undefined };
+  return { type, id, parentId, timestamp, role: extra === "role" ? role : undefined, customType: extra === "customType" ? customType : undefined, bodyAt: -1 };
 }

@@ -2,13 +2,13 @@
 // for most lines; full entries are parsed on demand (see SessionFile.entry).
 import { fstatSync, readSync } from "node:fs";
 import { SessionError, type SessionWarning } from "./session-error.js";
-import { readEntryFields } from "./light-fields.js";
+import { readEntryFields, type LightFields } from "./light-fields.js";
 import { forEachLine, forEachLineAsync, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";
 import { TORN_MARKER_TYPE, type CustomEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
 /** One entry of the file, as the index knows it. */
-export interface EntryRecord {
+export interface EntryRecord extends LightFields {
   type: string;
   id: string;
   /** the parent the tree uses: the stored parentId, unless that points nowhere (see attachDangling) */
@@ -82,6 +82,7 @@ function recordOf(entry: SessionEntry, line: RawLine | null, keep = false): Entr
     timestamp: typeof entry.timestamp === "string" ? entry.timestamp : "",
     role: entry.type === "message" ? (entry.message as { role?: string } | undefined)?.role : undefined,
     customType: typeof customType === "string" ? customType : undefined,
+    bodyAt: -1,
     lineNo: line ? line.lineNo : 0,
     offset: line ? line.offset : 0,
     length: line ? line.length : 0,

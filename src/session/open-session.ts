@@ -146,6 +146,7 @@ function inMemoryScan(scan: ScanResult, migrated: ReturnType<typeof migrateLines
       timestamp: e.timestamp,
       role: e.type === "message" ? e.message?.role : undefined,
       customType: e.type === "custom" ? e.customType : undefined,
+      bodyAt: -1,
       lineNo,
       offset: 0,
       length: 0,

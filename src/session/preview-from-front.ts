@@ -37,7 +37,18 @@ const CLIP = new PreviewClip();
 function seekKey(c: Cursor, key: Buffer): boolean {
   if (c.buf[c.pos] !== OPEN_BRACE) return false;
   c.pos++;
+  return seekFrom(c, key, true);
+}
+
+/**
+ * seekKey from inside an object: at its first key (`first`) or just after a value; false if the
+ * object ends first or is not read.
+ */
+function seekFrom(c: Cursor, key: Buffer, first: boolean): boolean {
   for (;;) {
+    c.skipSpace();
+    if (!first && c.buf[c.pos++] !== COMMA) return false;
+    first = false;
     c.skipSpace();
     const found = c.keyIs(key);
     if (found < 0) return false;
@@ -46,9 +57,20 @@ function seekKey(c: Cursor, key: Buffer): boolean {
     c.skipSpace();
     if (found === 1) return true;
     if (!c.skipValue()) return false;
-    c.skipSpace();
-    if (c.buf[c.pos++] !== COMMA) return false;
   }
+}
+
+/**
+ * To the value of `key` in the entry's object (`inMessage`: in its message object), starting where
+ * the scan stopped reading when it read the line in Pi's order (the fields before are not walked
+ * again), else from the line's start.
+ */
+function seekEntryKey(c: Cursor, rec: EntryRecord, key: Buffer, inMessage: boolean): boolean {
+  if (rec.bodyAt >= 0) {
+    c.pos += rec.bodyAt;
+    return seekFrom(c, key, false);
+  }
+  return inMessage ? seekKey(c, K_MESSAGE) && seekKey(c, key) : seekKey(c, key);
 }
 
 /**
@@ -186,21 +208,20 @@ export function previewFromPrefix(buf: Buffer, start: number, end: number, rec: 
     case "message": {
       const role = rec.role;
       if (role === undefined || role === "compactionSummary" || role === "branchSummary") return undefined;
-      if (!seekKey(c, K_MESSAGE)) return undefined;
       if (role === "bashExecution") {
-        if (!seekKey(c, K_COMMAND)) return undefined;
+        if (!seekEntryKey(c, rec, K_COMMAND, true)) return undefined;
         CLIP.reset();
         // an empty command is no text: previewOf gives ""
         return feedString(c) ? CLIP.result() : undefined;
       }
-      if (!seekKey(c, K_CONTENT)) return undefined;
+      if (!seekEntryKey(c, rec, K_CONTENT, true)) return undefined;
       return contentPreview(c, role, false);
     }
     case "custom_message":
-      return seekKey(c, K_CONTENT) ? contentPreview(c, "custom", true) : undefined;
+      return seekEntryKey(c, rec, K_CONTENT, false) ? contentPreview(c, "custom", true) : undefined;
     case "compaction":
     case "branch_summary": {
-      if (!seekKey(c, K_SUMMARY)) return undefined;
+      if (!seekEntryKey(c, rec, K_SUMMARY, false)) return undefined;
       CLIP.reset();
       return feedString(c) ? CLIP.result() : undefined;
     }

@@ -18,7 +18,7 @@ function records(seed: number, n: number): EntryRecord[] {
     else if (k < 0.9) parentId = out[Math.max(0, i - 1 - r.int(40))].id;
     else if (k < 0.97) parentId = out[r.int(i)].id; // far back: past the near search
     else parentId = `gone${i}`; // a parent that is not among the records (bookkeeping left out)
-    out.push({ type: "message", id: `e${seed}-${i}`, parentId, timestamp: `2026-01-01T00:${String(r.int(60)).padStart(2, "0")}:00Z`, role: "user", lineNo: i + 2, offset: 0, length: 0 });
+    out.push({ type: "message", id: `e${seed}-${i}`, parentId, timestamp: `2026-01-01T00:${String(r.int(60)).padStart(2, "0")}:00Z`, role: "user", bodyAt: -1, lineNo: i + 2, offset: 0, length: 0 });
   }
   return out;
 }
