@@ -7,16 +7,10 @@ import { forEachLine, forEachLineAsync, type RawLine } from "./line-reader.js";
 import { fileVersion, type FileLine } from "./migrate.js";
 import { TORN_MARKER_TYPE, type CustomEntry, type SessionEntry, type SessionHeader } from "./types.js";
 
-/** One entry of the file, as the index knows it. */
+/** One entry of the file, as the index knows it: its light fields (a custom entry's customType tells pith's bookkeeping without a parse), and more. */
 export interface EntryRecord extends LightFields {
-  type: string;
-  id: string;
-  /** the parent the tree uses: the stored parentId, unless that points nowhere (see attachDangling) */
+  /** the parent the tree uses: the stored parentId, unless that points nowhere (see linkRecords) */
   parentId: string | null;
-  timestamp: string;
-  role?: string;
-  /** for custom entries: pith's bookkeeping is known by it without a parse */
-  customType?: string;
   lineNo: number;
   /** byte range of the line in the file; length 0 when the entry exists only in memory */
   offset: number;

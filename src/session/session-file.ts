@@ -178,7 +178,7 @@ export class SessionFile {
 
   /**
    * The same tree, with the first preview of each entry computed in slices that give the event
-   * loop back in between: the first tree of a 100 MB session parses every entry (about a
+   * loop back in between: the first tree of a 100 MB session reads every line (about half a
    * second), which must not stall a daemon's other sessions.
    */
   async treeAsync(options: { sliceMs?: number } = {}): Promise<TreeView> {
