@@ -5,7 +5,6 @@
 import { SessionError, type SessionWarning } from "./session-error.js";
 import { inSlices, readInto, readRange } from "./line-reader.js";
 import type { EntryRecord } from "./load.js";
-import { previewFromLine } from "./preview-from-line.js";
 import { previewFromPrefix } from "./preview-from-front.js";
 import { previewOf } from "./tree.js";
 import type { SessionEntry } from "./types.js";
@@ -110,7 +109,7 @@ export class EntryReader {
 
   /**
    * Gives each of `records` its tree preview: from the front of its line where that decides the
-   * preview, else from the whole line, else parsed (not kept). Yields after every run and every
+   * preview, else parsed (not kept). Yields after every run and every
    * PREVIEW_BATCH lines, so that an async caller can give the event loop back in between.
    */
   *previewMissing(records: readonly EntryRecord[]): Generator<void> {
@@ -133,10 +132,10 @@ export class EntryReader {
     }
   }
 
-  /** The preview of `r` from its whole line at `start` in `buf`: from its front, else the whole line, else parsed (not kept). */
+  /** The preview of `r` from its whole line at `start` in `buf`: from its front, else parsed (not kept). */
   private previewOfLine(r: EntryRecord, buf: Buffer, start: number): string {
     const end = lineContentEnd(buf, start, start + r.length);
-    return previewFromPrefix(buf, start, end, r) ?? previewFromLine(buf, start, end) ?? previewOf(this.parseText(r, buf.toString("utf8", start, end), false));
+    return previewFromPrefix(buf, start, end, r) ?? previewOf(this.parseText(r, buf.toString("utf8", start, end), false));
   }
 
   /** The open file's descriptor (an async reader may find the session closed between slices). */

@@ -1,9 +1,8 @@
 // The one byte-level JSON reader of the light open path: a cursor over a line's bytes with the
 // moves a reader that does not build values needs (walk an object's keys, skip a value, find a
 // string's end, match a literal, decode the start of a string). The entry's light fields
-// (light-fields.ts) and the tree's previews (preview-from-front.ts, preview-from-line.ts) are
-// read with it. Whatever it cannot read for sure gives null / false and the caller parses the
-// line with JSON.parse.
+// (light-fields.ts) and the tree's previews (preview-from-front.ts) are read with it. Whatever
+// it cannot read for sure gives null / false and the caller parses the line with JSON.parse.
 
 export const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

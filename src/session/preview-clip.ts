@@ -1,9 +1,9 @@
 // The tree's preview rule, fed one piece at a time: pieces joined with spaces, whitespace runs
 // collapsed to one space, trimmed, cut at PREVIEW_CHARS with "…". Fed pieces either as strings
 // (a parsed entry) or as the bytes of JSON string contents (a line not parsed: see
-// preview-from-front.ts and preview-from-line.ts), so one rule serves both and a reader can stop as soon
-// as the preview is full: nothing after that could change it. The preview is built from char
-// codes into a fresh string: a slice would keep a 20 MB text alive in the per-entry cache.
+// preview-from-front.ts), so one rule serves both and a reader can stop as soon as the preview is
+// full: nothing after that could change it. The preview is built from char codes into a fresh
+// string: a slice would keep a 20 MB text alive in the per-entry cache.
 
 const PREVIEW_CHARS = 120;
 const SPACE = 0x20;

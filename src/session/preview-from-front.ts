@@ -2,17 +2,15 @@
 // is decided. The first tree of a session needs a preview of every entry; walking every line to
 // its end (a message's usage, its tool calls' arguments, a 20 MB tool result's closing quote)
 // made the first tree cost more than parsing the file. What the scan already knows (the entry's
-// type, a message's role, a custom entry's customType) is taken from its record; only the texts
-// the preview shows are read, up to where the preview is full.
+// type, a message's role, a custom entry's customType, where in the line it stopped reading) is
+// taken from its record; only the texts the preview shows are read, up to where it is full.
 //
 // What this trusts: a line written by Pi or pith has no duplicate keys, and damage after the part
 // that decides the preview is found when the entry is parsed (the context leaves such an entry
-// out), not here. Anything else it cannot read for sure gives undefined: the line then goes to the
-// walk of the whole line (preview-from-line.ts), then to JSON.parse.
+// out), not here. Anything else it cannot read for sure gives undefined: the line is then parsed.
 import { CLOSE_BRACE, Cursor, OPEN_BRACE, type Span } from "./json-cursor.js";
 import type { EntryRecord } from "./load.js";
 import { PreviewClip } from "./preview-clip.js";
-import { feedJsonString } from "./preview-from-line.js";
 import { clip } from "./tree.js";
 
 const COLON = 0x3a;
@@ -31,7 +29,37 @@ const K_NAME = Buffer.from("name");
 const T_TEXT = Buffer.from("text");
 const T_TOOL_CALL = Buffer.from("toolCall");
 
+const K_STOP_REASON = Buffer.from("stopReason");
+const T_ABORTED = Buffer.from("aborted");
+const T_ERROR = Buffer.from("error");
+
 const CLIP = new PreviewClip();
+
+/**
+ * Bytes of a text decoded for its preview when its bytes are not read as they are (UTF-8 that is
+ * not well formed, which a decoder replaces): 384 fill the preview for most texts, then longer
+ * tries, then the whole text.
+ */
+const PREFIX_TRIES = [384, 4096, 65536, Infinity];
+
+/**
+ * Feeds the JSON string contents `span` to the preview as one piece: from its bytes where it can,
+ * else decoding only as much of its start as the preview needs. false when it does not decode
+ * (the caller parses the line).
+ */
+function feedJsonString(clip: PreviewClip, c: Cursor, span: Span): boolean {
+  clip.mark();
+  if (clip.jsonBytes(c.buf, span.start, span.end)) return true;
+  for (const maxBytes of PREFIX_TRIES) {
+    clip.backToMark();
+    const d = c.decode(span, maxBytes);
+    if (!d) return false;
+    clip.text(d.text);
+    // what was decoded fills the preview by itself: the rest of the text could not change it
+    if (d.whole || clip.full) return true;
+  }
+  return false;
+}
 
 /** Moves the cursor to the value of `key` in the object whose "{" is at pos, skipping the values before it; false if the object ends first or is not read. */
 function seekKey(c: Cursor, key: Buffer): boolean {
@@ -197,8 +225,14 @@ function contentPreview(c: Cursor, role: string, asCustomMessage: boolean): stri
   }
   if (asCustomMessage || texts > 1 || (texts === 1 && !firstEmpty)) return CLIP.result();
   if (role !== "assistant") return "";
-  // no text: the tool calls, or (none) what the stop reason says, which comes after the content
-  return tools ? clip(`[tool calls: ${tools.join(", ")}]`) : undefined;
+  if (tools) return clip(`[tool calls: ${tools.join(", ")}]`);
+  // neither text nor tool calls: what the stop reason says, which Pi writes after the content (an
+  // aborted or failed reply shows its error message: left to the parser, as is a stop reason
+  // written before the content)
+  if (!seekFrom(c, K_STOP_REASON, false)) return undefined;
+  const reason = c.plainString();
+  if (!reason || c.is(reason, T_ABORTED) || c.is(reason, T_ERROR)) return undefined;
+  return "[empty]";
 }
 
 /** The tree's preview of the entry of `rec` on this line (its content, without the newline), or undefined. */

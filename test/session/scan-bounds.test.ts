@@ -15,7 +15,8 @@ import { createLogger } from "../../src/log/logger.js";
 import { readFieldsAnyOrder, readLightFields } from "../../src/session/light-fields.js";
 import { forEachLine } from "../../src/session/line-reader.js";
 import { SessionFile } from "../../src/session/session-file.js";
-import { previewFromLine } from "../../src/session/preview-from-line.js";
+import type { EntryRecord } from "../../src/session/load.js";
+import { previewFromPrefix } from "../../src/session/preview-from-front.js";
 import { previewOf } from "../../src/session/tree.js";
 import type { SessionEntry } from "../../src/session/types.js";
 import { gated } from "../support/gated.js";
@@ -87,14 +88,14 @@ function messageLine(text: string, keyOrder: "pi" | "other" = "pi"): string {
 
 const prose = (chars: number) => "plain words without any escape ".repeat(Math.ceil(chars / 31)).slice(0, chars);
 
-test("light fields, any-order fields and byte sketches search within the line, not to the end of the 4 MiB chunk", () => {
+test("light fields, any-order fields and tree previews search within the line, not to the end of the 4 MiB chunk", () => {
   for (const keyOrder of ["pi", "other"] as const) {
     for (const chars of [20_000, 40_000]) {
       const line = messageLine(prose(chars), keyOrder);
       const read = (buf: Buffer, end: number) => {
-        if (keyOrder === "pi") assert.ok(readLightFields(buf, 0, end));
-        else assert.ok(readFieldsAnyOrder(buf, 0, end));
-        assert.ok(previewFromLine(buf, 0, end)?.startsWith("plain words"));
+        const rec = (keyOrder === "pi" ? readLightFields(buf, 0, end) : readFieldsAnyOrder(buf, 0, end)) as EntryRecord | null;
+        assert.ok(rec);
+        assert.ok(previewFromPrefix(buf, 0, end, rec)?.startsWith("plain words"));
       };
       const exact = inBuffer(line, 0);
       const chunk = inBuffer(line, 4 << 20);
@@ -144,7 +145,7 @@ test("tree previews keep only their own characters alive, not the texts they wer
     const entry = { type: "message", id: `e${i}`, parentId: null, timestamp: "2025-01-06T09:00:00.000Z", message: { role: "user", content: texts[i], timestamp: 0 } } as unknown as SessionEntry;
     previews.push(previewOf(entry));
     const line = Buffer.from(JSON.stringify(entry));
-    previews.push(previewFromLine(line, 0, line.length)!);
+    previews.push(previewFromPrefix(line, 0, line.length, readLightFields(line, 0, line.length) as EntryRecord)!);
   }
   const textMb = texts.reduce((n, s) => n + s.length, 0) / 1e6;
   texts.length = 0;
