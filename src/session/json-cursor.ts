@@ -128,23 +128,44 @@ export class Cursor {
   }
 
   /**
-   * Reads the key (a string without escapes) at pos and steps past it: 1 when it is `lit`, 0 when
-   * another key, -1 when not a plain string. No span is allocated: a key walk reads many keys.
+   * Reads the string without escapes at pos (a key, or a value such as a type) and steps past it:
+   * 1 when it is `lit`, 0 when another string, -1 when not a plain string. Nothing is allocated:
+   * a key walk reads many keys.
    */
   keyIs(lit: Buffer): number {
+    const end = this.plainEnd();
+    if (end < 0) return -1;
+    return this.bytesAre(end, lit) ? 1 : 0;
+  }
+
+  /** keyIs over several: the index of the one of `lits` the plain string at pos is, `lits.length` for another, -1 when not a plain string. */
+  oneOf(lits: readonly Buffer[]): number {
+    const end = this.plainEnd();
+    if (end < 0) return -1;
+    for (let k = 0; k < lits.length; k++) if (this.bytesAre(end, lits[k])) return k;
+    return lits.length;
+  }
+
+  /** After a plain string at pos (no escapes): steps past it and gives its closing quote's index, else -1 (pos unmoved). */
+  private plainEnd(): number {
     if (this.buf[this.pos] !== QUOTE) return -1;
-    const start = this.pos + 1;
-    for (let i = start; i < this.end; i++) {
+    for (let i = this.pos + 1; i < this.end; i++) {
       const c = this.buf[i];
       if (c === BACKSLASH) return -1;
       if (c === QUOTE) {
         this.pos = i + 1;
-        if (i - start !== lit.length) return 0;
-        for (let k = 0; k < lit.length; k++) if (this.buf[start + k] !== lit[k]) return 0;
-        return 1;
+        return i;
       }
     }
     return -1;
+  }
+
+  /** Whether the string just stepped over (its closing quote at `end`) is `lit`. */
+  private bytesAre(end: number, lit: Buffer): boolean {
+    const start = end - lit.length;
+    if (this.buf[start - 1] !== QUOTE || start <= 0) return false;
+    for (let k = 0; k < lit.length; k++) if (this.buf[start + k] !== lit[k]) return false;
+    return true;
   }
 
   /** The string value at pos (an opening quote): the span of its contents, escapes undecoded; null if it is not a string. */

@@ -23,11 +23,6 @@ const K_MESSAGE = Buffer.from("message");
 const K_CONTENT = Buffer.from("content");
 const K_COMMAND = Buffer.from("command");
 const K_SUMMARY = Buffer.from("summary");
-const K_TYPE = Buffer.from("type");
-const K_TEXT = Buffer.from("text");
-const K_NAME = Buffer.from("name");
-const T_TEXT = Buffer.from("text");
-const T_TOOL_CALL = Buffer.from("toolCall");
 
 const K_STOP_REASON = Buffer.from("stopReason");
 const T_ABORTED = Buffer.from("aborted");
@@ -120,25 +115,37 @@ function feedString(c: Cursor): boolean {
   return s !== null && feedJsonString(CLIP, c, s);
 }
 
-/** One content block: whether its type is "text" or "toolCall", its name; its text is fed as it is read. */
-interface Block {
-  type: Span | null;
-  name: Span | null;
+/** A content block's type, as far as the preview cares. */
+const NO_TYPE = 0;
+const TEXT = 1;
+const TOOL_CALL = 2;
+const OTHER = 3;
+const BLOCK_KEYS = [Buffer.from("type"), Buffer.from("text"), Buffer.from("name")];
+const BLOCK_TYPES = [Buffer.from("text"), Buffer.from("toolCall")];
+
+/** One content block, read without allocating: its type, its name's bytes, its text (fed as it is read when its type came first). */
+const BLOCK = {
+  type: NO_TYPE,
+  nameStart: -1,
+  nameEnd: -1,
   /** its text was a string fed to the preview (a text block's, read after its type) */
-  fed: boolean;
+  fed: false,
   /** that text was empty */
-  empty: boolean;
+  empty: false,
   /** a text seen before the type, not yet fed */
-  text: Span | null;
-}
+  text: null as Span | null,
+};
 
 const READ = 1;
 /** the preview filled while reading the block: nothing more is needed */
 const DECIDED = 2;
 const FAILED = 0;
 
-function readBlock(c: Cursor, b: Block): number {
-  b.type = b.name = b.text = null;
+function readBlock(c: Cursor): number {
+  const b = BLOCK;
+  b.type = NO_TYPE;
+  b.nameStart = b.nameEnd = -1;
+  b.text = null;
   b.fed = b.empty = false;
   if (c.buf[c.pos] !== OPEN_BRACE) return FAILED;
   c.pos++;
@@ -149,27 +156,33 @@ function readBlock(c: Cursor, b: Block): number {
   }
   for (;;) {
     c.skipSpace();
-    const k = c.plainString();
-    if (!k) return FAILED;
+    const key = c.oneOf(BLOCK_KEYS);
+    if (key < 0) return FAILED;
     c.skipSpace();
     if (c.buf[c.pos++] !== COLON) return FAILED;
     c.skipSpace();
-    // a second type, text or name: JSON.parse would take the last; left to the walk of the whole line
-    if (c.is(k, K_TYPE)) {
-      if (b.type || !(b.type = c.plainString())) return FAILED;
-    } else if (c.is(k, K_TEXT)) {
+    // a second type, text or name: JSON.parse would take the last; left to the parser
+    if (key === 0) {
+      if (b.type !== NO_TYPE) return FAILED;
+      const t = c.oneOf(BLOCK_TYPES);
+      if (t < 0) return FAILED;
+      b.type = t === 0 ? TEXT : t === 1 ? TOOL_CALL : OTHER;
+    } else if (key === 1) {
       if (b.fed || b.text) return FAILED;
       if (c.buf[c.pos] !== QUOTE) {
         if (!c.skipValue()) return FAILED;
-      } else if (b.type && c.is(b.type, T_TEXT)) {
+      } else if (b.type === TEXT) {
         // a text block's text, its type already read: fed as it is read
         b.fed = true;
         b.empty = c.buf[c.pos + 1] === QUOTE;
         if (!feedString(c)) return FAILED;
         if (CLIP.full) return DECIDED;
       } else if (!(b.text = c.stringSpan())) return FAILED;
-    } else if (c.is(k, K_NAME)) {
-      if (b.name || !(b.name = c.plainString())) return FAILED;
+    } else if (key === 2) {
+      if (b.nameStart >= 0) return FAILED;
+      b.nameStart = c.pos + 1;
+      if (c.oneOf(BLOCK_TYPES) < 0) return FAILED;
+      b.nameEnd = c.pos - 1;
     } else if (!c.skipValue()) return FAILED;
     c.skipSpace();
     const d = c.buf[c.pos++];
@@ -177,8 +190,6 @@ function readBlock(c: Cursor, b: Block): number {
     if (d !== COMMA) return FAILED;
   }
 }
-
-const BLOCK: Block = { type: null, name: null, fed: false, empty: false, text: null };
 
 /**
  * The preview of a content value at pos (a string, or an array of blocks) as previewOf gives it
@@ -203,19 +214,18 @@ function contentPreview(c: Cursor, role: string, asCustomMessage: boolean): stri
   else {
     for (;;) {
       c.skipSpace();
-      const read = readBlock(c, BLOCK);
+      const read = readBlock(c);
       if (read === FAILED) return undefined;
-      const { type, name, text, fed, empty } = BLOCK;
-      const isText = type !== null && c.is(type, T_TEXT);
-      if (isText && (fed || text)) {
-        if (texts++ === 0) firstEmpty = fed ? empty : text!.end === text!.start;
+      const b = BLOCK;
+      if (b.type === TEXT && (b.fed || b.text)) {
+        if (texts++ === 0) firstEmpty = b.fed ? b.empty : b.text!.end === b.text!.start;
         // nothing after this can change it
         if (read === DECIDED) return CLIP.result();
-        if (!fed && !feedJsonString(CLIP, c, text!)) return undefined;
+        if (!b.fed && !feedJsonString(CLIP, c, b.text!)) return undefined;
         if (CLIP.full) return CLIP.result();
-      } else if (type && c.is(type, T_TOOL_CALL)) {
-        if (!name) return undefined;
-        (tools ??= []).push(c.buf.toString("utf8", name.start, name.end));
+      } else if (b.type === TOOL_CALL) {
+        if (b.nameStart < 0) return undefined;
+        (tools ??= []).push(c.buf.toString("utf8", b.nameStart, b.nameEnd));
       }
       c.skipSpace();
       const d = c.buf[c.pos++];
