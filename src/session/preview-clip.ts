@@ -118,9 +118,29 @@ export class PreviewClip {
    */
   jsonChars(buf: Buffer, start: number, end: number): number {
     this.begin();
+    const codes = this.codes;
+    const latin1 = this.latin1;
     let i = start;
     for (; i < end && this.n <= PREVIEW_CHARS; i++) {
       let c = buf[i];
+      // printable ASCII, most of every text: written here, without a call (the first tree runs
+      // this before the engine has optimized anything)
+      if (c > SPACE && c < 0x7f && c !== QUOTE && c !== BACKSLASH) {
+        let n = this.n;
+        if (this.space) {
+          codes[n] = SPACE;
+          latin1[n++] = SPACE;
+          this.space = false;
+        }
+        codes[n] = c;
+        latin1[n++] = c;
+        this.n = n;
+        continue;
+      }
+      if (c === SPACE) {
+        this.space = this.n > 0;
+        continue;
+      }
       if (c >= 0x80) {
         const cp = utf8At(buf, i, end);
         if (cp < 0) return -1;
