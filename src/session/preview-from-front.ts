@@ -8,22 +8,15 @@
 // What this trusts: a line written by Pi or pith has no duplicate keys, and damage after the part
 // that decides the preview is found when the entry is parsed (the context leaves such an entry
 // out), not here. Anything else it cannot read for sure gives undefined: the line is then parsed.
-import { CLOSE_BRACE, Cursor, OPEN_BRACE, type Span } from "./json-cursor.js";
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, Cursor, OPEN_BRACE, OPEN_BRACKET, QUOTE, type Span } from "./json-cursor.js";
 import type { EntryRecord } from "./load.js";
 import { PreviewClip } from "./preview-clip.js";
 import { clip } from "./tree.js";
-
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
 
 const K_MESSAGE = Buffer.from("message");
 const K_CONTENT = Buffer.from("content");
 const K_COMMAND = Buffer.from("command");
 const K_SUMMARY = Buffer.from("summary");
-
 const K_STOP_REASON = Buffer.from("stopReason");
 const T_ABORTED = Buffer.from("aborted");
 const T_ERROR = Buffer.from("error");
@@ -42,16 +35,16 @@ const PREFIX_TRIES = [384, 4096, 65536, Infinity];
  * else decoding only as much of its start as the preview needs. false when it does not decode
  * (the caller parses the line).
  */
-function feedJsonString(clip: PreviewClip, c: Cursor, span: Span): boolean {
-  clip.mark();
-  if (clip.jsonBytes(c.buf, span.start, span.end)) return true;
+function feedJsonString(c: Cursor, span: Span): boolean {
+  CLIP.mark();
+  if (CLIP.jsonBytes(c.buf, span.start, span.end)) return true;
   for (const maxBytes of PREFIX_TRIES) {
-    clip.backToMark();
+    CLIP.backToMark();
     const d = c.decode(span, maxBytes);
     if (!d) return false;
-    clip.text(d.text);
+    CLIP.text(d.text);
     // what was decoded fills the preview by itself: the rest of the text could not change it
-    if (d.whole || clip.full) return true;
+    if (d.whole || CLIP.full) return true;
   }
   return false;
 }
@@ -112,7 +105,7 @@ function feedString(c: Cursor): boolean {
   // what the bytes cannot say (or a line cut short): the string decoded, from its span
   CLIP.backToMark();
   const s = c.stringSpan();
-  return s !== null && feedJsonString(CLIP, c, s);
+  return s !== null && feedJsonString(c, s);
 }
 
 /** A content block's type, as far as the preview cares. */
@@ -221,7 +214,7 @@ function contentPreview(c: Cursor, role: string, asCustomMessage: boolean): stri
         if (texts++ === 0) firstEmpty = b.fed ? b.empty : b.text!.end === b.text!.start;
         // nothing after this can change it
         if (read === DECIDED) return CLIP.result();
-        if (!b.fed && !feedJsonString(CLIP, c, b.text!)) return undefined;
+        if (!b.fed && !feedJsonString(c, b.text!)) return undefined;
         if (CLIP.full) return CLIP.result();
       } else if (b.type === TOOL_CALL) {
         if (b.nameStart < 0) return undefined;
