@@ -24,6 +24,8 @@ const UNREADABLE = "unreadable";
 const RUN_BYTES = 4 << 20;
 /** with gaps (lines not asked for, e.g. bookkeeping) of at most this many. */
 const RUN_GAP_BYTES = 64 << 10;
+/** A run parsed while the event loop waits: about 10 ms of JSON.parse. */
+const ASYNC_RUN_BYTES = 512 << 10;
 /** What is read of a line longer than a run for its preview: its front decides it unless it is unusual. */
 const HEAD_BYTES = 64 << 10;
 /** Previews made between two chances for an async caller to give the event loop back. */
@@ -84,7 +86,7 @@ export class EntryReader {
   }
 
   /** The entries of `records` (in file order), read in runs (see lineRuns), each run parsed with one JSON.parse where it can be. */
-  *parsedRuns(records: readonly EntryRecord[], keep: boolean): Generator<[EntryRecord, SessionEntry]> {
+  *parsedRuns(records: readonly EntryRecord[], keep: boolean, runBytes = RUN_BYTES): Generator<[EntryRecord, SessionEntry]> {
     const run: Line[] = [];
     const flush = function* (this: EntryReader): Generator<[EntryRecord, SessionEntry]> {
       const values = parseRun(run);
@@ -94,7 +96,7 @@ export class EntryReader {
       }
       run.length = 0;
     };
-    for (const l of this.lineRuns(records)) {
+    for (const l of this.lineRuns(records, runBytes)) {
       if (run.length > 0 && l.buf !== run[0].buf) yield* flush.call(this);
       if (l.buf) run.push(l);
       else yield [l.rec, this.parse(l.rec, keep)];
@@ -102,9 +104,12 @@ export class EntryReader {
     if (run.length > 0) yield* flush.call(this);
   }
 
-  /** parsedRuns in slices of SLICE_MS, the event loop given back in between. */
+  /**
+   * parsedRuns in slices of SLICE_MS, the event loop given back in between; its runs are smaller,
+   * since one run is one JSON.parse that cannot be cut (4 MiB held the loop for ~80 ms).
+   */
   eachParsedAsync(records: readonly EntryRecord[], keep: boolean, visit: (r: EntryRecord, e: SessionEntry) => void): Promise<void> {
-    return inSlices(this.parsedRuns(records, keep), ([r, e]) => visit(r, e), () => this.assertOpen());
+    return inSlices(this.parsedRuns(records, keep, ASYNC_RUN_BYTES), ([r, e]) => visit(r, e), () => this.assertOpen());
   }
 
   /**
@@ -146,8 +151,8 @@ export class EntryReader {
   }
 
   /** The lines of `records` (in file order), one by one over byteRuns. */
-  private *lineRuns(records: readonly EntryRecord[]): Generator<Line> {
-    for (const run of this.byteRuns(records)) {
+  private *lineRuns(records: readonly EntryRecord[], runBytes: number): Generator<Line> {
+    for (const run of this.byteRuns(records, { runBytes })) {
       for (let k = run.from; k < run.to; k++) {
         const r = records[k];
         const at = r.offset - run.base;
@@ -163,7 +168,8 @@ export class EntryReader {
    * `reuse`: one buffer for every run (the caller keeps nothing of it); `headOfLong`: a line longer
    * than a run is read only that far (`head` set).
    */
-  private *byteRuns(records: readonly EntryRecord[], options: { reuse?: boolean; headOfLong?: number } = {}): Generator<ByteRun> {
+  private *byteRuns(records: readonly EntryRecord[], options: { reuse?: boolean; headOfLong?: number; runBytes?: number } = {}): Generator<ByteRun> {
+    const runBytes = options.runBytes ?? RUN_BYTES;
     const run: ByteRun = { buf: undefined, base: 0, from: 0, to: 0, head: false };
     let scratch: Buffer | undefined;
     let i = 0;
@@ -180,10 +186,10 @@ export class EntryReader {
       let end = first.offset + first.length;
       for (; j < records.length; j++) {
         const r = records[j];
-        if (r.entry || r.length === 0 || r.offset < end || r.offset - end > RUN_GAP_BYTES || r.offset + r.length - first.offset > RUN_BYTES) break;
+        if (r.entry || r.length === 0 || r.offset < end || r.offset - end > RUN_GAP_BYTES || r.offset + r.length - first.offset > runBytes) break;
         end = r.offset + r.length;
       }
-      run.head = options.headOfLong !== undefined && end - first.offset > RUN_BYTES;
+      run.head = options.headOfLong !== undefined && end - first.offset > runBytes;
       const length = run.head ? Math.min(options.headOfLong!, end - first.offset) : end - first.offset;
       if (options.reuse) {
         if (!scratch || scratch.length < length) scratch = Buffer.allocUnsafe(Math.max(length, Math.min(RUN_BYTES, scratch ? scratch.length * 2 : length)));

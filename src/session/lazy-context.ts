@@ -14,8 +14,9 @@ type LazyKey = "messages" | "entryIds" | "freshFrom";
 
 /** buildSessionContext of the entries of `records` (in path order). */
 function buildContextOf(records: readonly EntryRecord[], reader: EntryReader): SessionContext {
-  const entries: SessionEntry[] = [];
-  for (const [, e] of reader.parsedRuns(records, true)) entries.push(e);
+  // a live session's context is usually parsed already (warmed at open, appended since): taken
+  // as it is, without the reader's runs (a context per getState of a long session added up)
+  const entries = records.every((r) => r.entry !== undefined) ? records.map((r) => r.entry as SessionEntry) : [...reader.parsedRuns(records, true)].map(([, e]) => e);
   return buildSessionContext(entries);
 }
 
