@@ -47,10 +47,10 @@ export class SettingsError extends Error {
 }
 
 /** The most bytes a settings file may hold (a real one is a few KiB). */
-export const MAX_SETTINGS_BYTES = 1024 * 1024;
+const MAX_SETTINGS_BYTES = 1024 * 1024;
 
 /** The key a warning names when a whole project file was skipped (none of its keys were read). */
-export const WHOLE_FILE_KEY = "*";
+const WHOLE_FILE_KEY = "*";
 
 /** Reads and validates the user's settings file; a missing file is empty settings. */
 export function readSettingsFile(file: string): Settings {

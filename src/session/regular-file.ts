@@ -32,7 +32,7 @@ export type RegularRead =
   | { kind: "skipped"; why: string };
 
 /** What a non-regular file is, in words ("is a FIFO"). */
-export function notRegular(stats: Stats): string {
+function notRegular(stats: Stats): string {
   if (stats.isFIFO()) return "is a FIFO";
   if (stats.isCharacterDevice()) return "is a character device";
   if (stats.isBlockDevice()) return "is a block device";
