@@ -59,8 +59,8 @@ function records(file: string): string[][] {
 
 /**
  * Whether `uid` is the one member of group `gid`: every user whose primary group it is, and
- * every listed member, is that user, and there is at least one. Root's group (gid 0) counts as
- * the user's when the user is root.
+ * every listed member, is that user, and there is at least one (an empty group is typically a
+ * setgid program's, not the user's).
  */
 function groupIsOnly(gid: number, uid: number): boolean {
   const users = records("/etc/passwd");
