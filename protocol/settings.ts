@@ -32,7 +32,7 @@ export const ProviderName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
 /** A settings key a file set but that was not honoured there (getSettings' warnings). */
 export const SettingsWarning = z.object({
   file: z.string(),
-  /** the key as written, e.g. "allowOutsideCwd" or "sandbox" */
+  /** the key as written, e.g. "allowOutsideCwd" or "sandbox"; "*" when the whole file was skipped (not a regular file, too large, a link) */
   key: z.string(),
   message: z.string(),
 });

@@ -200,6 +200,7 @@ export class LiveSession {
       systemPrompt: this.deps.systemPrompt,
       appendSystemPrompt: this.deps.appendSystemPrompt,
       maxTurns: this.deps.maxTurns,
+      logger: this.deps.logger,
       hooks: runHooks({
         sessionId: this.id,
         permissionMode: () => this.permissionMode,

@@ -21,6 +21,8 @@ export interface SessionAgentOptions {
   appendSystemPrompt?: string;
   maxTurns?: number;
   hooks: AgentHooks;
+  /** where a context file left out of the prompt is reported */
+  logger: Logger;
 }
 
 /**
@@ -40,7 +42,15 @@ export function storedModel(stored: { provider?: string; modelId: string } | und
 
 export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overheadTokens: number } {
   const tools = createCodingTools();
-  const systemPrompt = buildSystemPrompt({ cwd: o.file.cwd, tools, deniedPaths: o.tools.deniedPaths, systemPrompt: o.systemPrompt, appendSystemPrompt: o.appendSystemPrompt });
+  const systemPrompt = buildSystemPrompt({
+    cwd: o.file.cwd,
+    tools,
+    deniedPaths: o.tools.deniedPaths,
+    systemPrompt: o.systemPrompt,
+    appendSystemPrompt: o.appendSystemPrompt,
+    onContextFileNote: ({ path, why, cut }) =>
+      o.logger.warn({ file: path }, cut ? `context file ${path}: ${why}; only its start is in the system prompt` : `context file ${path} left out of the system prompt: ${why}`),
+  });
   const toolSpecs = toolSpecsOf(tools);
   const agent = new Agent({
     session: o.file,

@@ -6,11 +6,22 @@
 // too, so it is trusted with nothing that widens what tools may touch or where requests and
 // secrets go: those keys are honoured only from the user's file or a flag, and a project file
 // that sets one is ignored for that key with a warning naming the file and the key.
-import { existsSync, readFileSync } from "node:fs";
+//
+// Both files are read by pith itself, on the event loop, so through the one checked read
+// (regular-file.ts): a regular file of at most 1 MiB, opened without blocking. A project file
+// that is anything else (a FIFO the model made, a link to /dev/zero a repository ships, 50 MB) is
+// skipped with a warning, and so is one reached through a link: neither `.pith` nor
+// `.pith/settings.json` may be a link (a project's settings are the project's own file, never
+// one a link makes it read from elsewhere). The user's own file may be a link (dotfiles often
+// are), but one that is not a regular file or is too large is an error, as invalid JSON is:
+// running without the user's settings would drop what they chose (a permission mode, a sandbox).
+import { closeSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
 import { Settings as SettingsShape, type SettingsWarning } from "../../protocol/methods.js";
 import { pithHome } from "../session/paths.js";
+import { openDirectoryNoFollowSync, readRegularFileSync, type RegularRead } from "../session/regular-file.js";
+import { canVerifyDescriptors } from "../tools/confined-fs.js";
 
 /** The settings file's shape is the protocol's (getSettings returns it); unknown keys are errors. */
 export const settingsSchema = SettingsShape.strict();
@@ -35,12 +46,24 @@ export class SettingsError extends Error {
   }
 }
 
-/** Reads and validates one settings file; a missing file is empty settings. */
+/** The most bytes a settings file may hold (a real one is a few KiB). */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
+
+/** The key a warning names when a whole project file was skipped (none of its keys were read). */
+const WHOLE_FILE_KEY = "*";
+
+/** Reads and validates the user's settings file; a missing file is empty settings. */
 export function readSettingsFile(file: string): Settings {
-  if (!existsSync(file)) return {};
+  const read = readRegularFileSync(file, { maxBytes: MAX_SETTINGS_BYTES });
+  if (read.kind === "missing") return {};
+  if (read.kind === "skipped") throw new SettingsError(file, `${file} ${read.why}: settings are read only from a regular file of at most 1 MiB`);
+  return parseSettings(file, read.bytes);
+}
+
+function parseSettings(file: string, bytes: Buffer): Settings {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(bytes.toString("utf8"));
   } catch (err) {
     throw new SettingsError(file, `${file} is not valid JSON: ${(err as Error).message}`);
   }
@@ -70,6 +93,36 @@ function projectSettingsFile(cwd: string): string {
 }
 
 /**
+ * `<cwd>/.pith/settings.json`'s bytes, with no link followed inside the project: `.pith` is
+ * opened with O_NOFOLLOW and the file is read from that open directory (/proc/self/fd/N), so a
+ * `.pith` swapped for a link after the open changes nothing. `shown` names what was skipped.
+ */
+function readProjectSettingsBytes(cwd: string): RegularRead & { shown?: string } {
+  const dirPath = join(cwd, ".pith");
+  const dir = openDirectoryNoFollowSync(dirPath);
+  if (dir.kind === "missing") return dir;
+  if (dir.kind === "skipped") return { ...dir, shown: dirPath };
+  try {
+    const at = canVerifyDescriptors() ? `/proc/self/fd/${dir.fd}/settings.json` : join(dirPath, "settings.json");
+    return { ...readRegularFileSync(at, { maxBytes: MAX_SETTINGS_BYTES, noFollow: true }), shown: projectSettingsFile(cwd) };
+  } finally {
+    closeSync(dir.fd);
+  }
+}
+
+/** The project's settings file, validated; one that cannot be read safely is skipped with a warning. */
+function readProjectSettings(cwd: string): { settings: Settings; warnings: SettingsWarning[] } {
+  const file = projectSettingsFile(cwd);
+  const read = readProjectSettingsBytes(cwd);
+  if (read.kind === "missing") return { settings: {}, warnings: [] };
+  if (read.kind === "skipped") {
+    const message = `${read.shown ?? file} ${read.why}: project settings are read only from a regular file of at most 1 MiB, not through a link; ${file} ignored`;
+    return { settings: {}, warnings: [{ file, key: WHOLE_FILE_KEY, message }] };
+  }
+  return untrustedSettings(file, parseSettings(file, read.bytes));
+}
+
+/**
  * A project file's settings with the keys it may not set taken out (each one a warning).
  * `secretEnv` only ever adds names, so a project may extend the user's list but not shorten it.
  */
@@ -86,15 +139,14 @@ function untrustedSettings(file: string, settings: Settings): { settings: Settin
 
 export interface ResolvedSettings {
   settings: Settings;
-  /** keys the project file set that were ignored */
+  /** keys the project file set that were ignored (WHOLE_FILE_KEY: the whole file, skipped) */
   warnings: SettingsWarning[];
 }
 
 /** The settings in effect for `cwd`: the project's over the user's, then `flags` over both. */
 export function resolveSettings(cwd: string, env: NodeJS.ProcessEnv = process.env, flags: Settings = {}): ResolvedSettings {
   const user = readSettingsFile(userSettingsFile(env));
-  const projectFile = projectSettingsFile(cwd);
-  const project = untrustedSettings(projectFile, readSettingsFile(projectFile));
+  const project = readProjectSettings(cwd);
   const merged = mergeObjects(mergeObjects(user, project.settings), flags);
   const secretEnv = [...new Set([...(user.secretEnv ?? []), ...(project.settings.secretEnv ?? []), ...(flags.secretEnv ?? [])])];
   if (secretEnv.length > 0) merged.secretEnv = secretEnv;

@@ -1,11 +1,18 @@
 // One writer per session file: `<file>.lock` holds the owner's pid. A lock whose owner is no
 // longer alive (crash, kill -9) is stale and taken over. Readers never lock.
-import { closeSync, linkSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+//
+// A session file may live in a directory the model's bash can write (a `--session FILE` in the
+// project), so what sits at `<file>.lock` may be a FIFO (whose read would wait for ever, on the
+// event loop) or a link to /dev/zero (read until memory runs out). Locks are read through the
+// checked read (regular-file.ts): a regular file, no link followed, a few KiB at most. Anything
+// else is no owner, so it is treated as stale and removed (the entry, never what a link names).
+import { closeSync, linkSync, openSync, readdirSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { PRIVATE_FILE } from "./atomic-write.js";
 import { SessionError } from "./session-error.js";
 import { pidAlive } from "./pid-alive.js";
+import { readRegularFileSync } from "./regular-file.js";
 
 interface LockOwner {
   pid: number;
@@ -16,10 +23,15 @@ interface LockOwner {
 
 const heldHere = new Map<string, string>(); // lock path -> nonce, for locks this process holds
 
+/** A lock's owner is about 150 bytes of JSON. */
+const MAX_LOCK_BYTES = 4096;
+
 function readOwner(lockPath: string): LockOwner | null {
+  const read = readRegularFileSync(lockPath, { maxBytes: MAX_LOCK_BYTES, noFollow: true });
+  if (read.kind !== "read") return null; // missing, or not a lock pith wrote: stale
   try {
-    const owner = JSON.parse(readFileSync(lockPath, "utf8")) as LockOwner;
-    return typeof owner.pid === "number" ? owner : null;
+    const owner = JSON.parse(read.bytes.toString("utf8")) as LockOwner;
+    return owner !== null && typeof owner === "object" && typeof owner.pid === "number" ? owner : null;
   } catch {
     return null; // unreadable or half-written: treated as stale
   }

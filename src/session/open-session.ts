@@ -3,7 +3,7 @@
 // disk, the original kept, when writable; in memory when read-only), and a new session's first
 // line. Kept apart from SessionFile: none of it is needed once a session is open.
 import { randomUUID } from "node:crypto";
-import { closeSync, copyFileSync, existsSync, openSync, statSync } from "node:fs";
+import { closeSync, constants, copyFileSync, existsSync, fstatSync, openSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeFileAtomic } from "./atomic-write.js";
 import { SessionError, pathError } from "./session-error.js";
@@ -62,10 +62,13 @@ export function beginOpen(path: string, options: OpenOptions): OpeningFile {
     throw pathError(err, file) ?? err;
   }
   if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
-  // not a session: refused before a lock file is created beside it
+  // not a session: refused before a lock file is created beside it. Opened without blocking and
+  // checked again through the descriptor: a file swapped for a FIFO since the stat (the model's
+  // bash can, in a folder it writes) must not stall the event loop
   try {
-    const probe = openSync(file, "r");
+    const probe = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     try {
+      if (!fstatSync(probe).isFile()) throw new SessionError("NotASession", `not a session file (not a regular file): ${file}`, { file });
       assertSessionHeader(probe, file);
     } finally {
       closeSync(probe);
@@ -81,7 +84,12 @@ export function beginOpen(path: string, options: OpenOptions): OpeningFile {
     throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
   }
   try {
-    return { file, fd: openSync(file, options.readOnly ? "r" : "a+"), lock };
+    const fd = openSync(file, (options.readOnly ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) | constants.O_NONBLOCK | constants.O_NOCTTY, 0o666);
+    if (!fstatSync(fd).isFile()) {
+      closeSync(fd);
+      throw new SessionError("NotASession", `not a session file (not a regular file): ${file}`, { file });
+    }
+    return { file, fd, lock };
   } catch (err) {
     lock?.release();
     throw err instanceof SessionError ? err : (pathError(err, file) ?? err);

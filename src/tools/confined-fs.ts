@@ -17,9 +17,10 @@
 //   - directories are listed through their checked descriptor (/proc/self/fd/N), never by path.
 // Where /proc/self/fd is missing (not Linux) the opens fall back to plain paths: the checks in
 // paths.ts still run first, but with the race described above (the sandbox is the wall there).
-import { closeSync, constants, existsSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, type Stats } from "node:fs";
+import { constants, existsSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { lstat, mkdir, open, readlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { readRegularFileSync, type RegularRead, type RegularReadOptions } from "../session/regular-file.js";
 import { fsError } from "./fs-error-messages.js";
 import { policyRoots, refusal, type PathAccess, type PathPolicy, type PolicyRoots } from "./paths.js";
 import { ToolError } from "./types.js";
@@ -219,42 +220,28 @@ export async function withOpened<O extends Opened, T>(open: () => Promise<O>, sh
 // ---- synchronous read, for what pith itself reads into a prompt (context files) ----------------
 
 /**
- * A regular file's first `maxBytes`, read through a descriptor whose real location `isAllowed`
- * accepted after opening; undefined when it is missing, not a regular file, or refused. For files
- * pith reads on its own (AGENTS.md): quiet, no error for the model.
+ * A regular file read as regular-file.ts reads (never blocking, capped), once its real location,
+ * as the kernel names it for the open descriptor, passed `isAllowed`; `refused` says why it did
+ * not. For files pith reads on its own (AGENTS.md): the caller decides what to say of a skip.
  */
-export function readVerifiedSync(path: string, maxBytes: number, isAllowed: (real: string) => boolean): Buffer | undefined {
+export function readVerifiedSync(path: string, options: RegularReadOptions & { isAllowed: (real: string) => boolean; refused: string }): RegularRead {
   if (!canVerifyDescriptors()) {
     // no descriptor to check: the path's real location, checked before opening (racy; see the top)
+    let real: string;
     try {
-      if (!isAllowed(realpathSync(path))) return undefined;
+      real = realpathSync(path);
     } catch {
-      return undefined;
+      return readRegularFileSync(path, options); // missing (or a dangling link): says so
     }
+    if (!options.isAllowed(real)) return { kind: "skipped", why: options.refused };
+    return readRegularFileSync(path, options);
   }
-  let fd: number;
-  try {
-    fd = openSync(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    if (canVerifyDescriptors()) {
+  return readRegularFileSync(path, {
+    ...options,
+    check: (fd, stats) => {
       const real = readlinkSync(`/proc/self/fd/${fd}`);
-      if (!real.startsWith("/") || !isAllowed(real)) return undefined;
-    }
-    const buf = Buffer.alloc(maxBytes);
-    let n = 0;
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, n);
-      if (got === 0) break;
-      n += got;
-    }
-    return buf.subarray(0, n);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+      if (!real.startsWith("/") || !options.isAllowed(real)) return options.refused;
+      return options.check?.(fd, stats);
+    },
+  });
 }
