@@ -5,11 +5,12 @@
 //
 // The end-to-end tests run bin/pith, which runs the compiled dist/, and `pith serve`'s web bundle
 // (clients/web/dist). Both are brought up to date here, once, before the runner starts (the web
-// bundle only when test/web files are selected), under the build lock (scripts/fresh-dist.mjs).
+// bundle only when test/web files, or other files that drive the web UI, are selected), under the
+// build lock (scripts/fresh-dist.mjs).
 // The test files are told (PITH_TESTS_BUILT=1): they check freshness without building, so no
 // file rebuilds dist/ while another one's daemons run from it.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureFresh } from "./fresh-dist.mjs";
@@ -34,8 +35,10 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
+// a file elsewhere (test/security) that drives the web UI says so by using the web harness
+const drivesWeb = (f) => f.startsWith(`test${sep}web${sep}`) || readFileSync(join(root, f), "utf8").includes("support/web-harness.js");
 try {
-  ensureFresh({ web: files.some((f) => f.startsWith(`test${sep}web${sep}`)) });
+  ensureFresh({ web: files.some(drivesWeb) });
 } catch (err) {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);

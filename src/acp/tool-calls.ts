@@ -1,19 +1,25 @@
 // A pith tool call as an ACP client shows it: its kind (the icon), a title a person can read at
 // a glance, the files it touches (absolute, for the editor's follow-along), the arguments as
 // given, and for write / edit the change it proposes as a diff (shown while permission is asked).
+// A command the title cannot show whole (more than one line, or longer than the title's 80
+// characters) is in the content too, whole, and the title says so: a permission question must
+// show what will run, and a model could put the harmful part past the title's cut. In both, the
+// controls that would hide or reorder what an editor shows (a bidi override, a lone CR, C1) are
+// written out visibly (src/log/terminal-safe.ts), and such a command counts as cut.
 // The arguments come from the model and, in replayed files, from other writers: nothing about
 // their shape is assumed, a missing or odd field only makes the description plainer.
 import type { ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
 import { isAbsolute, relative, resolve } from "node:path";
+import { terminalSafe } from "../log/terminal-safe.js";
 import { expandHome } from "../tools/paths.js";
-import { inlineCode, oneLine, type UpdateOf } from "./content.js";
+import { fenced, inlineCode, oneLine, type UpdateOf } from "./content.js";
 
 /** What an ACP client is told about a call before it runs. */
 export interface ToolCallInfo {
   title: string;
   kind: ToolKind;
   locations: ToolCallLocation[];
-  /** the proposed change of write / edit, as diffs; empty for other tools */
+  /** the proposed change of write / edit, as diffs; a command the title cuts, whole; else empty */
   content: ToolCallContent[];
 }
 
@@ -68,6 +74,23 @@ function readRange(args: Args): string {
   return "";
 }
 
+/** The command as a title shows it: its first line, cut to 80 characters, controls made visible. */
+function commandTitle(command: string): string {
+  return terminalSafe(oneLine(command));
+}
+
+/** Whether the title leaves part of the command out (or shows it otherwise than it is). */
+function titleCuts(command: string): boolean {
+  return commandTitle(command) !== command.trim();
+}
+
+/** bash's command as content, whole, when the title cannot show all of it. */
+function commandContent(name: string, rawArgs: unknown): ToolCallContent[] {
+  const command = name === "bash" ? str(argsOf(rawArgs), "command") : undefined;
+  if (command === undefined || !titleCuts(command)) return [];
+  return [{ type: "content", content: { type: "text", text: fenced(terminalSafe(command)) } }];
+}
+
 export function toolTitle(name: string, rawArgs: unknown, cwd: string): string {
   const args = argsOf(rawArgs);
   const path = str(args, "path");
@@ -82,7 +105,8 @@ export function toolTitle(name: string, rawArgs: unknown, cwd: string): string {
       return shown === undefined ? "Edit a file" : `Edit ${shown}`;
     case "bash": {
       const command = str(args, "command");
-      return command === undefined ? "Run a command" : `Run ${inlineCode(oneLine(command))}`;
+      if (command === undefined) return "Run a command";
+      return `Run ${inlineCode(commandTitle(command))}${titleCuts(command) ? " (full command below)" : ""}`;
     }
     case "grep": {
       const pattern = str(args, "pattern");
@@ -148,7 +172,8 @@ export function proposedDiffs(name: string, rawArgs: unknown, cwd: string, befor
 }
 
 export function toolCallInfo(name: string, args: unknown, cwd: string): ToolCallInfo {
-  return { title: toolTitle(name, args, cwd), kind: toolKind(name), locations: toolLocations(name, args, cwd), content: proposedDiffs(name, args, cwd) };
+  const content = [...proposedDiffs(name, args, cwd), ...commandContent(name, args)];
+  return { title: toolTitle(name, args, cwd), kind: toolKind(name), locations: toolLocations(name, args, cwd), content };
 }
 
 function utf8Bytes(text: string): number {

@@ -17,6 +17,7 @@ import { openStore } from "./open-store.js";
 import { BadTokenFile, ensureTokenFile } from "./token-file.js";
 import type { StoreConfig } from "./store-config.js";
 import { loadTlsFiles, type TlsFiles } from "./tls-files.js";
+import { printErr } from "./terminal-out.js";
 
 export interface DaemonOptions {
   log: Logger;
@@ -60,7 +61,7 @@ async function makeHost(log: Logger, idleUnloadMs = 0, flags: Settings = {}, sto
 export async function hostOrExit(log: Logger, idleUnloadMs: number, flags: Settings | undefined, store: StoreConfig | undefined): Promise<SessionHost | undefined> {
   const host = await makeHost(log, idleUnloadMs, flags, store);
   if (typeof host !== "string") return host;
-  process.stderr.write(`pith: ${host}\n`);
+  printErr(`pith: ${host}\n`);
   return undefined;
 }
 
@@ -71,7 +72,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
   if (opts.serve?.tls) {
     const loaded = loadTlsFiles(opts.serve.tls.cert, opts.serve.tls.key);
     if (typeof loaded === "string") {
-      process.stderr.write(`pith: ${loaded}\n`);
+      printErr(`pith: ${loaded}\n`);
       return 1;
     }
     tls = loaded;
@@ -116,7 +117,7 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
   if (opts.serve) {
     const chosen = chooseToken(opts.serve.token);
     if (typeof chosen === "string") {
-      process.stderr.write(`pith: ${chosen}\n`);
+      printErr(`pith: ${chosen}\n`);
       await host.shutdown();
       return 2;
     }
@@ -137,13 +138,13 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
     } catch (err) {
       // a port in use, an address that is not ours: say so, no stack
       const e = err as NodeJS.ErrnoException;
-      process.stderr.write(`pith: cannot listen on ${opts.serve.host}:${opts.serve.port}: ${e.code ?? ""} ${e.message}\n`);
+      printErr(`pith: cannot listen on ${opts.serve.host}:${opts.serve.port}: ${e.code ?? ""} ${e.message}\n`);
       await host.shutdown();
       return 1;
     }
     closeWs = () => ws.close();
     if (opts.store?.kind === "postgres" && !opts.store.nodeUrl) await advertise(host, opts.serve.host, ws.port, tls !== undefined, log);
-    process.stderr.write(serveBanner({ url: ws.url, token, origin, flags: opts.flags ?? {}, offline: host.offline }));
+    printErr(serveBanner({ url: ws.url, token, origin, flags: opts.flags ?? {}, offline: host.offline }));
   }
   return finished;
 }

@@ -10,13 +10,14 @@ import type { SessionEvent } from "../host/event-buffer.js";
 import { DEMO_FILES, OFFLINE_HINT } from "../llm/demo-script.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { exitCodeOf, runPrompt } from "./run-prompt.js";
+import { printOut } from "./terminal-out.js";
 
 const DEMO_PROMPT = "Tidy up the notes";
 
 export async function runDemo(log: Logger): Promise<number> {
   const cwd = mkdtempSync(join(tmpdir(), "pith-demo-"));
   for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
-  const out = (text: string) => process.stdout.write(text);
+  const out = printOut;
   const args = new Map<string, unknown>();
   let inText = false;
   const endText = () => {

@@ -2,6 +2,7 @@
 // The stable codes stay on the wire (JSON-RPC errors); on a terminal the sentence says it.
 import { HostError } from "../host/host-error.js";
 import { SessionError } from "../session/index.js";
+import { printErr } from "./terminal-out.js";
 
 const ERRNO: Record<string, string> = {
   ENOENT: "no such file or directory",
@@ -27,5 +28,5 @@ function errorSentence(err: unknown): string {
 }
 
 export function printError(err: unknown): void {
-  process.stderr.write(`pith: ${errorSentence(err)}\n`);
+  printErr(`pith: ${errorSentence(err)}\n`);
 }

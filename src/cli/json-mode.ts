@@ -4,21 +4,18 @@
 // line after the header says it is the demo model and how to use a real one. Exit 0 when the run
 // ends normally, 1 on an error or an abort, 2 on bad usage.
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
-
-function line(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + "\n");
-}
+import { printJsonLine } from "./terminal-out.js";
 
 export async function runJsonMode(opts: PromptRunOptions): Promise<number> {
   const outcome = await runPrompt(opts, {
     opened(session, offline) {
-      line(session.file.header);
-      if (offline) line({ type: "notice", kind: "offline_demo", message: OFFLINE_NOTICE });
+      printJsonLine(session.file.header);
+      if (offline) printJsonLine({ type: "notice", kind: "offline_demo", message: OFFLINE_NOTICE });
     },
-    event: line,
+    event: printJsonLine,
   });
   if (!outcome) return 1;
   const { sessionId, stopReason, text, usage, error } = outcome;
-  line({ type: "result", sessionId, stopReason, text, usage, cost: usage.cost?.total ?? 0, ...(error ? { error: error.message } : {}) });
+  printJsonLine({ type: "result", sessionId, stopReason, text, usage, cost: usage.cost?.total ?? 0, ...(error ? { error: error.message } : {}) });
   return exitCodeOf(outcome);
 }

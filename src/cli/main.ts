@@ -22,12 +22,13 @@ import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
 import { listStoreSessions, runStoreCommand } from "./store-command.js";
 import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config.js";
+import { printErr, printJsonLine, printOut } from "./terminal-out.js";
 
 
 
 /** One line saying what is wrong, then the command's own usage (or where the full one is). */
 function usageError(message: string, command?: CommandName): number {
-  process.stderr.write(`pith: ${message}\n${command ? COMMAND_USAGE[command] : "Run pith --help for the commands and their options."}\n`);
+  printErr(`pith: ${message}\n${command ? COMMAND_USAGE[command] : "Run pith --help for the commands and their options."}\n`);
   return 2;
 }
 
@@ -56,11 +57,11 @@ function settingsFlags(str: (name: string) => string | undefined, has: (name: st
 export async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.kind === "help") {
-    process.stdout.write((parsed.command ? COMMAND_USAGE[parsed.command] : USAGE) + "\n");
+    printOut((parsed.command ? COMMAND_USAGE[parsed.command] : USAGE) + "\n");
     return 0;
   }
   if (parsed.kind === "version") {
-    process.stdout.write("pith 0.1.0\n");
+    printOut("pith 0.1.0\n");
     return 0;
   }
   if (parsed.kind === "error") return usageError(parsed.message, parsed.command);
@@ -142,10 +143,12 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
           for (const w of session.warnings) log.warn({ line: w.line, kind: w.kind }, w.message);
           if (command === "tree") {
             const tree = session.tree();
-            process.stdout.write(json ? JSON.stringify(tree) + "\n" : formatTree(tree));
+            if (json) printJsonLine(tree);
+            else printOut(formatTree(tree));
           } else {
             const ctx = session.buildContext();
-            process.stdout.write(json ? JSON.stringify(ctx) + "\n" : formatContext(ctx));
+            if (json) printJsonLine(ctx);
+            else printOut(formatContext(ctx));
           }
         } finally {
           session.close();
@@ -163,13 +166,13 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
             return 1;
           }
         }
-        if (json) process.stdout.write(JSON.stringify({ sessions }) + "\n");
+        if (json) printJsonLine({ sessions });
         else if (sessions.length === 0) {
           // (a directory that is gone may still have sessions: it is looked for, then said to be gone)
           const gone = o.cwd !== undefined && !existsSync(o.cwd) ? " (no such directory)" : "";
-          process.stdout.write(`no sessions ${o.cwd ? `of ${resolve(o.cwd)}${gone} ` : ""}in ${describeStore(o.store, defaultSessionsDir())}\n`);
+          printOut(`no sessions ${o.cwd ? `of ${resolve(o.cwd)}${gone} ` : ""}in ${describeStore(o.store, defaultSessionsDir())}\n`);
         }
-        else for (const s of sessions) process.stdout.write(`${s.modified}  ${s.messageCount.toString().padStart(5)} msgs  ${s.name ?? s.firstMessage.slice(0, 60)}\n    ${s.file}\n`);
+        else for (const s of sessions) printOut(`${s.modified}  ${s.messageCount.toString().padStart(5)} msgs  ${s.name ?? s.firstMessage.slice(0, 60)}\n    ${s.file}\n`);
         return 0;
       }
     }

@@ -6,6 +6,7 @@ import type { DiscoveryState } from "../llm/discovery/index.js";
 import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
 import { HostModels } from "../host/host-models.js";
 import { resolveSettings } from "../host/settings.js";
+import { printErr, printJsonLine, printOut } from "./terminal-out.js";
 
 export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd?: string; env?: NodeJS.ProcessEnv }): Promise<number> {
   const env = o.env ?? process.env;
@@ -13,7 +14,7 @@ export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd
   try {
     settings = resolveSettings(o.cwd ?? process.cwd(), env).settings;
   } catch (err) {
-    process.stderr.write(`pith: ${(err as Error).message}\n`);
+    printErr(`pith: ${(err as Error).message}\n`);
     return 1;
   }
   const sources = new HostModels(createLogger("silent"), undefined, () => env);
@@ -23,16 +24,16 @@ export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd
     const models = resolver.list();
     if (o.json) {
       const rows = [...providers.values()].map((p) => ({ ...describe(p), server: states.get(p.name) ?? null }));
-      process.stdout.write(JSON.stringify({ providers: rows, models, offline }) + "\n");
+      printJsonLine({ providers: rows, models, offline });
       return 0;
     }
     for (const p of providers.values()) {
-      process.stdout.write(`${p.name}  (${p.api}, ${p.baseUrl})\n  key: ${keyLine(p)}\n  server: ${serverLine(p, states.get(p.name))}\n`);
+      printOut(`${p.name}  (${p.api}, ${p.baseUrl})\n  key: ${keyLine(p)}\n  server: ${serverLine(p, states.get(p.name))}\n`);
       for (const m of models.filter((x) => x.provider === p.name)) {
-        process.stdout.write(`    ${resolver.nameOf(m).padEnd(34)} ${String(m.contextWindow).padStart(9)} tokens  (${m.windowSource ?? "catalog"})\n`);
+        printOut(`    ${resolver.nameOf(m).padEnd(34)} ${String(m.contextWindow).padStart(9)} tokens  (${m.windowSource ?? "catalog"})\n`);
       }
     }
-    if (offline) process.stdout.write("no model is set and no vendor key is: sessions run the offline scripted demo\n");
+    if (offline) printOut("no model is set and no vendor key is: sessions run the offline scripted demo\n");
     return 0;
   } finally {
     sources.close();

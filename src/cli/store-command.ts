@@ -7,6 +7,7 @@ import type { Pool } from "pg";
 import type { Logger } from "pino";
 import { SessionError, type SessionSummary } from "../session/index.js";
 import type { StoreConfig } from "./store-config.js";
+import { printErr, printOut } from "./terminal-out.js";
 
 type PostgresStore = Extract<StoreConfig, { kind: "postgres" }>;
 
@@ -30,11 +31,11 @@ async function importFiles(pool: Pool, files: readonly string[]): Promise<number
     try {
       const lines = await readSessionLines(file);
       const id = await insertSession(pool, lines);
-      process.stdout.write(`imported ${file} as ${id} (${lines.entries.length} entries${lines.skipped ? `, ${lines.skipped} lines that were not entries left out` : ""})\n`);
+      printOut(`imported ${file} as ${id} (${lines.entries.length} entries${lines.skipped ? `, ${lines.skipped} lines that were not entries left out` : ""})\n`);
     } catch (err) {
       failed++;
       const e = err as NodeJS.ErrnoException;
-      process.stderr.write(`pith: ${file}: ${err instanceof SessionError ? `${err.code}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message ?? String(err)}\n`);
+      printErr(`pith: ${file}: ${err instanceof SessionError ? `${err.code}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message ?? String(err)}\n`);
     }
   }
   return failed > 0 ? 1 : 0;
@@ -51,7 +52,7 @@ async function exportTo(pool: Pool, sessionId: string, out: string | undefined):
     const { entries } = await exportSession(pool, sessionId, write);
     if (out) {
       await new Promise<void>((resolve, reject) => (stream as ReturnType<typeof createWriteStream>).end((err?: Error | null) => (err ? reject(err) : resolve())));
-      process.stderr.write(`exported ${sessionId} to ${out} (${entries} entries)\n`);
+      printErr(`exported ${sessionId} to ${out} (${entries} entries)\n`);
     }
     return 0;
   } catch (err) {
@@ -66,7 +67,7 @@ export async function runStoreCommand(args: { command: "import"; files: string[]
   } catch (err) {
     // (a refused connection is an AggregateError: a code and an empty message)
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`pith: ${err instanceof SessionError ? `${err.code}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message || String(err)}\n`);
+    printErr(`pith: ${err instanceof SessionError ? `${err.code}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message || String(err)}\n`);
     return 1;
   }
 }

@@ -3,6 +3,7 @@
 // for a compaction, a retry or an error. Offline, stderr first says it is the demo model.
 import type { SessionEvent } from "../host/event-buffer.js";
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
+import { printErr, printOut } from "./terminal-out.js";
 
 function oneLine(text: string, max = 120): string {
   const t = text.replace(/\s+/g, " ").trim();
@@ -21,7 +22,7 @@ function resultText(result: unknown): string {
 }
 
 export async function runTextMode(opts: PromptRunOptions): Promise<number> {
-  const say = (text: string) => process.stderr.write(`${text}\n`);
+  const say = (text: string) => printErr(`${text}\n`);
   const args = new Map<string, Record<string, unknown>>();
   const outcome = await runPrompt(opts, {
     opened(_session, offline) {
@@ -38,7 +39,7 @@ export async function runTextMode(opts: PromptRunOptions): Promise<number> {
     },
   });
   if (!outcome) return 1;
-  if (outcome.text) process.stdout.write(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
+  if (outcome.text) printOut(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
   if (outcome.error) say(`pith: the run failed: ${outcome.error.message}`);
   else if (outcome.stopReason === "aborted") say("pith: the run was aborted");
   return exitCodeOf(outcome);

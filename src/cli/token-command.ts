@@ -5,17 +5,18 @@
 // started with: restart it after a rotation.
 import { pithHome } from "../session/paths.js";
 import { BadTokenFile, ensureTokenFile, rotateTokenFile } from "./token-file.js";
+import { printErr, printOut } from "./terminal-out.js";
 
 export function runTokenCommand(o: { rotate: boolean }): number {
   try {
     const file = o.rotate ? rotateTokenFile(pithHome()) : ensureTokenFile(pithHome());
-    process.stdout.write(`${file.path}\n`);
-    if (o.rotate) process.stderr.write("a new token is in place: restart running daemons (`pith serve`) and give clients the new token\n");
-    else if (file.created) process.stderr.write("made a new token\n");
+    printOut(`${file.path}\n`);
+    if (o.rotate) printErr("a new token is in place: restart running daemons (`pith serve`) and give clients the new token\n");
+    else if (file.created) printErr("made a new token\n");
     return 0;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    process.stderr.write(`pith: ${err instanceof BadTokenFile ? err.message : `${e.code ?? ""} ${e.message}`}\n`);
+    printErr(`pith: ${err instanceof BadTokenFile ? err.message : `${e.code ?? ""} ${e.message}`}\n`);
     return 1;
   }
 }

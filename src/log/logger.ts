@@ -1,9 +1,12 @@
 // pino to stderr, synchronously: stdout is reserved for protocol output (JSON-RPC, --mode json).
 // On a terminal each record is one human line (time, level, message, fields); piped, or with
 // PITH_LOG_FORMAT=json, the usual JSON lines for a log collector. PITH_LOG_FORMAT=pretty forces
-// the human lines.
+// the human lines. Either way what a record carries from the model, a tool or a session file
+// reaches the terminal shown, never obeyed (terminal-safe.ts): the human lines made visible, the
+// JSON lines with DEL, C1 and bidi controls as \u escapes (JSON escapes the rest itself).
 import { writeSync } from "node:fs";
 import pino, { type DestinationStream, type Logger } from "pino";
+import { terminalSafe, terminalSafeJson } from "./terminal-safe.js";
 
 export type { Logger };
 
@@ -12,7 +15,13 @@ const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "sil
 export function createLogger(level: string | undefined = process.env.PITH_LOG_LEVEL, format: string | undefined = process.env.PITH_LOG_FORMAT): Logger {
   const chosen = level && LEVELS.has(level) ? level : "info";
   const human = format === "pretty" || (format !== "json" && process.stderr.isTTY === true);
-  return pino({ name: "pith", level: chosen }, human ? humanLines(2) : pino.destination({ dest: 2, sync: true }));
+  return pino({ name: "pith", level: chosen }, human ? humanLines(2) : jsonLines(2));
+}
+
+/** pino's JSON lines, synchronously, with nothing a terminal would act on left raw. */
+function jsonLines(fd: number): DestinationStream {
+  const dest = pino.destination({ dest: fd, sync: true });
+  return { write: (record: string) => void dest.write(terminalSafeJson(record)) };
 }
 
 const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
@@ -42,7 +51,7 @@ function humanLines(fd: number): DestinationStream {
         // not JSON: write it as it came
       }
       try {
-        writeSync(fd, line + "\n");
+        writeSync(fd, terminalSafe(line) + "\n");
       } catch {
         // stderr gone: nothing to say it to
       }
@@ -75,7 +84,7 @@ function plainLines(fd: number): DestinationStream {
         line = record;
       }
       try {
-        writeSync(fd, `pith: ${line.replace(/\s*[\r\n]+\s*/g, " ").trim()}\n`);
+        writeSync(fd, `pith: ${terminalSafe(line.replace(/\s*[\r\n]+\s*/g, " ").trim())}\n`);
       } catch {
         // stderr gone (the editor closed it): nothing to say it to
       }

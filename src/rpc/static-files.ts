@@ -6,12 +6,13 @@
 // dot-file segment, backslash or NUL is a 404, and the resolved real path (symlinks followed) must
 // stay inside the static root: the request path is attacker-controlled (any page can make the
 // browser ask for it). Without a static root every HTTP request is 404. Other methods: 405.
-// Plain GET /rpc: 426.
+// Plain GET /rpc: 426. Every answer carries the security headers (http-headers.ts).
 import { createReadStream } from "node:fs";
 import { realpath, stat } from "node:fs/promises";
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import { extname, isAbsolute, join, relative, sep } from "node:path";
 import type { Logger } from "../log/logger.js";
+import { SECURITY_HEADERS } from "./http-headers.js";
 import { pathnameOf, RPC_PATH } from "./ws-upgrade.js";
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -47,7 +48,7 @@ function sendPlain(res: ServerResponse, status: number, headers: Record<string, 
   res.writeHead(status, {
     "Content-Type": "text/plain; charset=utf-8",
     "Content-Length": Buffer.byteLength(body),
-    "X-Content-Type-Options": "nosniff",
+    ...SECURITY_HEADERS,
     ...headers,
   });
   res.end(res.req.method === "HEAD" ? undefined : body);
@@ -92,8 +93,8 @@ export function staticFilesHandler(staticRoot: string | undefined, log: Logger):
     res.writeHead(200, {
       "Content-Type": contentTypeFor(real),
       "Content-Length": st.size,
-      "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-cache",
+      ...SECURITY_HEADERS,
     });
     if (req.method === "HEAD") {
       res.end();

@@ -18,6 +18,7 @@
 //   a failure of the remote address.
 // - With a cluster token configured (nodes sharing a PostgreSQL store), that token is accepted
 //   too, and the connection is marked as another node's link.
+// Each refusal carries the security headers every HTTP answer of the server does (http-headers.ts).
 // The connection is authenticated before it opens; nothing is checked after. From then on it no
 // longer counts against the limits on unauthenticated connections (ws-pre-auth.ts).
 import { STATUS_CODES, type IncomingMessage } from "node:http";
@@ -25,6 +26,7 @@ import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
 import type { Logger } from "../log/logger.js";
 import { tokensEqual } from "./auth.js";
+import { SECURITY_HEADERS } from "./http-headers.js";
 import type { AuthFailures } from "./ws-auth-failures.js";
 
 export const RPC_PATH = "/rpc";
@@ -89,7 +91,7 @@ function rejectUpgrade(socket: Duplex, status: number, extraHeaders: Record<stri
     "Connection: close",
     "Content-Type: text/plain; charset=utf-8",
     `Content-Length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(extraHeaders).map(([k, v]) => `${k}: ${v}`),
+    ...Object.entries({ ...SECURITY_HEADERS, ...extraHeaders }).map(([k, v]) => `${k}: ${v}`),
   ];
   if (!socket.writable) {
     socket.destroy();

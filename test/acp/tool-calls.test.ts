@@ -39,8 +39,9 @@ test("titles say what the call does, paths as the model gave them (absolute ones
   assert.equal(toolTitle("edit", { path: "src/a.ts", oldText: "a", newText: "b" }, cwd), "Edit src/a.ts");
   assert.equal(toolTitle("bash", { command: "npm test" }, cwd), "Run `npm test`");
   assert.equal(toolTitle("bash", { command: "echo `date`" }, cwd), "Run `` echo `date` ``");
-  assert.equal(toolTitle("bash", { command: "cd a\nmake all" }, cwd), "Run `cd a …`");
-  assert.equal(toolTitle("bash", { command: "x".repeat(200) }, cwd).length, "Run ``".length + 80);
+  assert.equal(toolTitle("bash", { command: "cd a\nmake all" }, cwd), "Run `cd a …` (full command below)");
+  assert.equal(toolTitle("bash", { command: "x".repeat(200) }, cwd).length, "Run ``".length + 80 + " (full command below)".length);
+  assert.equal(toolTitle("bash", { command: "ls \u202etxt.exe" }, cwd), "Run `ls \\u202etxt.exe` (full command below)", "a bidi override is shown, not obeyed");
   assert.equal(toolTitle("grep", { pattern: "TODO", path: "src", glob: "*.ts" }, cwd), "Search for `TODO` in src (*.ts)");
   assert.equal(toolTitle("find", { pattern: "*.json" }, cwd), "Find `*.json`");
   assert.equal(toolTitle("ls", {}, cwd), "List .");
@@ -82,6 +83,10 @@ test("the tool_call carries kind, title, locations, raw input, and for write / e
   const multi = toolCallInfo("edit", { path: "a", edits: [{ oldText: "1", newText: "2" }, { oldText: "3", newText: "4" }] }, cwd);
   assert.equal(multi.content.length, 2, "an edit with several replacements shows each");
   assert.deepEqual(toolCallInfo("read", { path: "a" }, cwd).content, []);
+  assert.deepEqual(toolCallInfo("bash", { command: "npm test" }, cwd).content, [], "a command the title shows whole is not repeated");
+  const long = `cd a\n${"x".repeat(100)}\nrm -rf build`;
+  assert.deepEqual(toolCallInfo("bash", { command: long }, cwd).content, [{ type: "content", content: { type: "text", text: "```\n" + long + "\n```" } }], "a command the title cuts is in the content whole");
+  assertValidUpdate(toolCallStart("c3", "bash", { command: long }, cwd));
   assertValidUpdate(toolCallStart("c2", "weird", undefined, cwd));
   assertValidUpdate(toolStatusUpdate("c2", "in_progress"));
 });

@@ -3,13 +3,23 @@
 // The daemon's requestPermission (permission mode `ask`): a box above the message box naming the
 // tool and what it would do, answered with Allow (this call), Always (this tool, for the rest of
 // the live session) or Deny. Questions wait their turn; the first one is shown.
+//
+// What would run is shown whole, however long: a model could otherwise put the harmful part of a
+// command past any cut. The box scrolls, and when the arguments do not fit in it a line under it
+// says so, with their size, before the user answers. Characters that would hide or reorder text
+// (DEL, C1 controls, bidi overrides and isolates) are shown as \u escapes: the arguments are JSON,
+// and escaping them keeps the same value.
 import type { ServerRequestParams, ServerRequestResult } from "../../../protocol/index.js";
-import { h } from "./dom.js";
+import { fmtInt, h } from "./dom.js";
 
 type Ask = ServerRequestParams<"requestPermission">;
 type Answer = ServerRequestResult<"requestPermission">;
 
-const MAX_ARGS = 2000;
+/** The arguments as indented JSON, with what could hide or reorder text written as \u escapes. */
+function shownArgs(args: unknown): string {
+  const json = JSON.stringify(args, null, 2) ?? "null";
+  return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 export class PermissionPrompt {
   readonly el = h("div", { class: "permission", role: "alertdialog", "aria-label": "Permission request", hidden: true });
@@ -29,7 +39,7 @@ export class PermissionPrompt {
     this.el.replaceChildren();
     if (!first) return;
     const { ask } = first;
-    const args = JSON.stringify(ask.args, null, 2);
+    const args = shownArgs(ask.args);
     const answer = (outcome: Answer["outcome"]) => {
       this.waiting.shift();
       first.answer({ outcome });
@@ -38,7 +48,8 @@ export class PermissionPrompt {
     this.el.dataset.tool = ask.toolName;
     this.el.append(
       h("div", { class: "permission-head" }, "The agent wants to run ", h("code", { text: ask.toolName }), this.waiting.length > 1 ? h("span", { class: "muted", text: ` (${this.waiting.length - 1} more waiting)` }) : null),
-      h("pre", { class: "scroll permission-args", text: args.length > MAX_ARGS ? `${args.slice(0, MAX_ARGS)}…` : args }),
+      h("pre", { class: "scroll permission-args", tabindex: 0, "aria-label": "What the tool would be given, in full", text: args }),
+      h("div", { class: "permission-note", hidden: true }),
       h(
         "div",
         { class: "row" },
@@ -47,6 +58,16 @@ export class PermissionPrompt {
         h("button", { type: "button", class: "danger deny", text: "Deny", onclick: () => answer("deny") }),
       ),
     );
+    this.noteWhenLong(args);
     this.el.querySelector<HTMLElement>("button.allow")?.focus();
+  }
+
+  /** Arguments longer than their box: said under it, so nobody answers without knowing there is more. */
+  private noteWhenLong(args: string): void {
+    const box = this.el.querySelector<HTMLElement>(".permission-args");
+    const note = this.el.querySelector<HTMLElement>(".permission-note");
+    if (!box || !note || box.scrollHeight <= box.clientHeight) return;
+    note.textContent = `Long: ${fmtInt(args.length)} characters, all of them in the box above. Scroll it to read to the end before you answer.`;
+    note.hidden = false;
   }
 }
