@@ -113,7 +113,7 @@ export function isInside(parent: string, child: string): boolean {
  * resolved and the missing tail appended. A dangling symlink on the way is followed by hand
  * (its target is where a write through it would land).
  */
-export async function realpathLoose(p: string, hops = 0): Promise<string> {
+async function realpathLoose(p: string, hops = 0): Promise<string> {
   try {
     return await realpath(p);
   } catch (err) {
