@@ -181,6 +181,8 @@ test(`${PROMPTS} × ${WRITES} writes of d/settings.json and ${READS} reads of d/
   assert.deepEqual(readdirSync(home).sort(), homeFiles, "nothing was created in pith's home");
   assert.deepEqual(results.filter((r) => r.includes(SECRET)), [], "the token is in no tool result");
   assert.ok(!JSON.stringify(a.updates).includes(SECRET), "nor in anything the client was shown");
+  // a call the swap defeated says why in words (a link looked up as it was replaced gave "EINVAL: ... readlink")
+  assert.deepEqual(results.filter((r) => /\bE[A-Z]+: /.test(r)), [], "no bare error code");
 
   // the race over, a plain read and write in the cwd work, and the write is on disk
   const next = fake.requests.length;
