@@ -4,7 +4,8 @@
 // life) keeps swapping `d` between a directory of the cwd and a link to pith's home, by rename.
 // The model writes `d/settings.json` and reads `d/token` again and again. When pith checked the
 // path and then handed it to the editor, the editor opened whatever `d` was at that instant:
-// about one write in ten replaced pith's settings.json, and the token reached the model. Now pith
+// about one in ten of the writes it was handed replaced pith's settings.json, and reads handed
+// the model pith's token. Now pith
 // opens and checks through its own descriptors, and the editor's fs is not used for the model's
 // file tools: nothing lands in pith's home, the token is never in a result, and a plain write
 // in the cwd is on disk.
