@@ -18,7 +18,7 @@ const AGENT_INFO = { name: "pith", title: "pith", version: "0.1.0" };
 export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
   const cx = new ConnectionState(host, log);
   host.setPermissionAsker(async (request) => cx.sessions.get(request.sessionId)?.askPermission(request) ?? "deny");
-  // the sessions this connection follows use its editor's buffers and terminal, where it lends them
+  // the sessions this connection follows use its editor's terminal, where it lends it
   host.editorLookup = (sessionId) => (cx.client && cx.sessions.has(sessionId) ? editorPortsFor(cx.client, sessionId, cx.clientCaps) : undefined);
 
   return acp

@@ -33,5 +33,5 @@ export type BeforeCompactHook = (request: BeforeCompactRequest) => Promise<Befor
 /** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
 export type SessionListener = (event: SessionEvent, wire: string) => void;
 
-/** The editor of the client serving a session, when it lends its buffers or terminal (ACP); undefined: none. */
+/** The editor of the client serving a session, when it lends its terminal (ACP); undefined: none. */
 export type EditorLookup = (sessionId: string) => EditorPorts | undefined;

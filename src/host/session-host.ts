@@ -60,7 +60,7 @@ export class SessionHost {
   readonly modelSources: HostModels;
   private permissionAsker: PermissionAsker = async () => "deny";
   private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
-  /** where a session's tools find the editor serving it (a front that has one sets it: ACP's fs and terminal) */
+  /** where a session's tools find the editor serving it (a front that has one sets it: ACP's terminal) */
   editorLookup: EditorLookup = () => undefined;
   private idleTimer?: NodeJS.Timeout;
   /** project settings keys that were ignored, by file and key (each logged once) */

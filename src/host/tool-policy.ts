@@ -29,9 +29,6 @@ export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPat
  */
 export function sessionEditor(current: () => EditorPorts | undefined): EditorPorts {
   return {
-    get files() {
-      return current()?.files;
-    },
     get terminal() {
       return current()?.terminal;
     },

@@ -18,8 +18,8 @@
 // Where /proc/self/fd is missing (not Linux) the opens fall back to plain paths: the checks in
 // paths.ts still run first, but with the race described above (the sandbox is the wall there).
 import { constants, existsSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { lstat, mkdir, open, readlink, type FileHandle } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, open, readlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { readRegularFileSync, type RegularRead, type RegularReadOptions } from "../session/regular-file.js";
 import { fsError } from "./fs-error-messages.js";
 import { policyRoots, refusal, type PathAccess, type PathPolicy, type PolicyRoots } from "./paths.js";
@@ -115,38 +115,6 @@ export async function openForReplace(absolute: string, req: OpenRequest): Promis
       throw err;
     }
     return { ...(await checked(handle, at, r, "write")), created: false };
-  } finally {
-    await dir.handle.close().catch(() => {});
-  }
-}
-
-/**
- * Where a write to `absolute` would land, checked as openForReplace checks it but written by
- * someone else (the editor): missing parent directories are made, each checked; an existing file
- * is opened (read-only, never truncated) and checked; a new name is checked inside its checked
- * directory. Resolves with the real location and, for an existing file, its stats.
- */
-export async function locateForReplace(absolute: string, req: OpenRequest): Promise<{ real: string; stats?: Stats }> {
-  const roots = req.roots ?? (await policyRoots(req.ctx));
-  const r = { ...req, roots };
-  const dir = await openDirectoryCreating(dirname(absolute), r);
-  try {
-    const name = basename(absolute);
-    const at = `${dir.path}/${name}`;
-    let handle: FileHandle;
-    try {
-      handle = await open(at, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      if ((await lstat(at).catch(() => undefined))?.isSymbolicLink()) throw new ToolError(`${req.shown} is a symbolic link to a file that does not exist; write to the path it points to instead`);
-      const real = join(dir.real, name);
-      const why = refusal(real, roots, req.ctx, "write", { shown: req.shown });
-      if (why !== undefined) throw new ToolError(why);
-      return { real };
-    }
-    const opened = await checked(handle, at, r, "write");
-    await opened.handle.close().catch(() => {});
-    return { real: opened.real, stats: opened.stats };
   } finally {
     await dir.handle.close().catch(() => {});
   }

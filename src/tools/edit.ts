@@ -9,18 +9,13 @@
 // The match is found in the file's bytes and only the matched bytes are replaced: everything else
 // is copied as it is. Decoding the file to text and writing the text back would turn any byte
 // that is not valid UTF-8 (a latin-1 comment, a stray byte) into U+FFFD on lines the edit never
-// touched. The file is opened once, checked, read and rewritten through that descriptor.
-//
-// With an editor that lends its buffers (ACP fs), the text is read from the editor and the result
-// handed back to it (editor-files.ts), each independently: the same byte-level replacement, done
-// on the editor's text, after the same checks of the file on disk.
-import { isUtf8 } from "node:buffer";
+// touched. The file is opened once, checked, read and rewritten through that descriptor, with or
+// without an editor (an editor's fs requests open by path, after the check: docs/acp.md).
 import { z } from "zod";
 import { openExisting, replaceContent, withOpened } from "./confined-fs.js";
 import { editDiff } from "./edit-diff.js";
-import { readThroughEditor, writeThroughEditor, type EditorReader, type EditorWriter } from "./editor-files.js";
 import { throwIfAborted } from "./fs-error-messages.js";
-import { looksBinary, startLooksBinary } from "./lines.js";
+import { looksBinary } from "./lines.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool } from "./types.js";
 
@@ -55,17 +50,11 @@ export const editTool: Tool<EditParams> = {
       async (file) => {
         if (file.stats.isDirectory()) throw new ToolError(`${shown} is a directory, not a file`);
         if (!file.stats.isFile()) throw new ToolError(`${shown} is not a regular file`);
-        const editor = ctx.editor?.files;
-        const binary = () => new ToolError(`${shown} looks like a binary file; edit only changes text files`);
-        // the disk's bytes tell binary from text even when the editor's text is edited
-        if (editor?.readTextFile && (await startLooksBinary(file.handle))) throw binary();
-        const raw = editor?.readTextFile ? await readThroughEditor(editor as EditorReader, file.real, shown) : await file.handle.readFile();
-        if (looksBinary(raw)) throw binary();
+        const raw = await file.handle.readFile();
+        if (looksBinary(raw)) throw new ToolError(`${shown} looks like a binary file; edit only changes text files`);
         const edited = applyEdit(raw, params.oldText, params.newText, shown);
         throwIfAborted(ctx.signal);
-        // the editor takes text: bytes that are not UTF-8 (kept as they were) can only go to disk
-        if (editor?.writeTextFile && isUtf8(edited.bytes)) await writeThroughEditor(editor as EditorWriter, file.real, edited.bytes.toString("utf8"), shown);
-        else await replaceContent(file, edited.bytes);
+        await replaceContent(file, edited.bytes);
         return {
           content: [{ type: "text", text: `Edited ${shown}: replaced 1 occurrence (at line ${edited.firstChangedLine}).` }],
           details: { diff: edited.diff, firstChangedLine: edited.firstChangedLine },

@@ -1,24 +1,16 @@
-// What the editor a session's client runs in may lend the tools (ACP's fs and terminal
-// capabilities): its buffers, so the model reads the text the user is editing and its writes land
-// in the editor (which saves them and updates an open buffer); and its terminal, so the user can
-// watch and stop the model's commands. The tools layer only knows these ports; src/acp implements
-// them over the connection. Absent ports, or an absent half of `files`, mean the disk and pith's
-// own processes, as without an editor.
+// What the editor a session's client runs in may lend the tools: its terminal (ACP's terminal
+// capability), so the user can watch and stop the model's commands. The tools layer only knows
+// this port; src/acp implements it over the connection. An absent port means pith's own
+// processes, as without an editor.
 //
-// The ports never decide what may be touched: every path is checked by pith's own rules (paths.ts,
-// confined-fs.ts) before it is handed over, and the command given to the terminal is the one pith
-// would run itself, sandbox included (terminal-launch.ts).
+// The port never decides what may be touched: the command given to the terminal is the one pith
+// would run itself, sandbox included (terminal-launch.ts). There is no port for the editor's
+// files (ACP fs/read_text_file, fs/write_text_file): the editor opens a path, after any check pith
+// can make, and a link swapped meanwhile sends it anywhere; the file tools open and check through
+// their own descriptors instead (confined-fs.ts, docs/acp.md).
 
 export interface EditorPorts {
-  files?: EditorFiles;
   terminal?: EditorTerminal;
-}
-
-export interface EditorFiles {
-  /** the file's whole text as the editor has it (an open buffer's unsaved edits included); absent: read from disk */
-  readTextFile?(path: string): Promise<string>;
-  /** the editor writes `content` as the file's whole text; absent: pith writes to disk */
-  writeTextFile?(path: string, content: string): Promise<void>;
 }
 
 /** What the editor runs: a program, its arguments, its whole environment and where. */

@@ -5,7 +5,7 @@
 // bytes past the bound are counted, never kept. So one 100 MB line costs one pass over the file
 // and at most `maxLineBytes` of memory (joining strings chunk by chunk and searching the growing
 // string for "\n" again after every chunk took 51 s and 1.1 GB on such a file).
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
 import { abortedError } from "./fs-error-messages.js";
 
 const CHUNK = 64 * 1024;
@@ -37,13 +37,6 @@ export interface ScanOptions {
 
 export function looksBinary(buf: Uint8Array): boolean {
   return buf.subarray(0, SNIFF_BYTES).includes(0);
-}
-
-/** looksBinary over the first SNIFF_BYTES of an open file. */
-export async function startLooksBinary(source: ByteSource): Promise<boolean> {
-  const head = Buffer.alloc(SNIFF_BYTES);
-  const { bytesRead } = await source.read(head, 0, SNIFF_BYTES, 0);
-  return looksBinary(head.subarray(0, bytesRead));
 }
 
 /** The longest start of `buf` that does not end inside a UTF-8 character. */
@@ -92,20 +85,8 @@ class LineBuffer {
   }
 }
 
-/** Where scanned bytes come from: an open file, or text already in memory (bufferSource). */
-export interface ByteSource {
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-}
-
-/** `data` read like a file (the text an editor handed over, scanned as a file on disk would be). */
-export function bufferSource(data: Buffer): ByteSource {
-  return {
-    read: async (buffer, offset, length, position) => ({ bytesRead: position >= data.length ? 0 : data.copy(buffer, offset, position, Math.min(data.length, position + length)) }),
-  };
-}
-
-/** Scans the file at `source` (a path, or a handle or source the caller opened and closes). */
-export async function scanLines(source: string | ByteSource, visit: LineVisitor, options: ScanOptions | AbortSignal = {}): Promise<LineScan> {
+/** Scans the file at `source` (a path, or a handle the caller opened and closes). */
+export async function scanLines(source: string | FileHandle, visit: LineVisitor, options: ScanOptions | AbortSignal = {}): Promise<LineScan> {
   const opts: ScanOptions = options instanceof AbortSignal ? { signal: options } : options;
   if (typeof source !== "string") return scan(source, visit, opts);
   const handle = await open(source, "r");
@@ -116,7 +97,7 @@ export async function scanLines(source: string | ByteSource, visit: LineVisitor,
   }
 }
 
-async function scan(handle: ByteSource, visit: LineVisitor, { signal, maxLineBytes = MAX_LINE_BYTES }: ScanOptions): Promise<LineScan> {
+async function scan(handle: FileHandle, visit: LineVisitor, { signal, maxLineBytes = MAX_LINE_BYTES }: ScanOptions): Promise<LineScan> {
   const buf = Buffer.allocUnsafe(CHUNK);
   const bound = Math.max(1, maxLineBytes);
   const line = new LineBuffer(bound);

@@ -113,7 +113,7 @@ export function isInside(parent: string, child: string): boolean {
  * resolved and the missing tail appended. A dangling symlink on the way is followed by hand
  * (its target is where a write through it would land).
  */
-export async function realpathLoose(p: string, hops = 0): Promise<string> {
+async function realpathLoose(p: string, hops = 0): Promise<string> {
   try {
     return await realpath(p);
   } catch (err) {
@@ -124,7 +124,11 @@ export async function realpathLoose(p: string, hops = 0): Promise<string> {
   const info = await lstat(p).catch(() => undefined);
   if (info?.isSymbolicLink()) {
     if (hops > 40) throw new ToolError(`Too many levels of symbolic links: ${p}`);
-    const target = await readlink(p);
+    // the link replaced or removed since lstat (another process swapping it): say so, not EINVAL
+    const target = await readlink(p).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "EINVAL" || err.code === "ENOENT") throw new ToolError(`${p} changed while it was being looked up (a link replaced or removed meanwhile); try again`);
+      throw err;
+    });
     return realpathLoose(resolve(dirname(p), target), hops + 1);
   }
   const parent = dirname(p);

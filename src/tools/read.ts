@@ -5,9 +5,8 @@ import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { openExisting, withOpened, type Opened } from "./confined-fs.js";
 import { fsError, throwIfAborted } from "./fs-error-messages.js";
-import { readThroughEditor, type EditorReader } from "./editor-files.js";
-import { bufferSource, scanLines, startLooksBinary, type ByteSource } from "./lines.js";
-import { isInside, policyRoots, resolvePath } from "./paths.js";
+import { scanLines } from "./lines.js";
+import { resolvePath } from "./paths.js";
 import { MAX_BYTES, MAX_LINES, formatSize, sliceUtf8Head } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -53,15 +52,8 @@ async function runRead(params: ReadParams, ctx: ToolContext): Promise<ToolOutput
       if (info.isDirectory()) throw new ToolError(`${shown} is a directory, not a file; use ls to list it`);
       if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
       const mimeType = await sniffImage(file.handle, shown);
-      // an image is sent as bytes, which an editor's text buffer cannot give: it is read from disk
       if (mimeType) return readImage(file.handle, shown, mimeType, info.size);
-      const files = ctx.editor?.files;
-      // the full outputs pith keeps for the model are pith's files, in no editor's buffer
-      if (!files?.readTextFile || (await inSpillDir(file.real, ctx))) return readText(file.handle, shown, params, ctx.signal);
-      // the bytes on disk tell binary from text; the editor would hand over a decoding of them
-      if (await startLooksBinary(file.handle).catch((err) => Promise.reject(fsError(err, shown)))) throw binaryFile(shown);
-      const text = await readThroughEditor(files as EditorReader, file.real, shown);
-      return readText(bufferSource(text), shown, params, ctx.signal);
+      return readText(file.handle, shown, params, ctx.signal);
     },
   );
 }
@@ -108,16 +100,7 @@ async function readImage(handle: FileHandle, shown: string, mimeType: string, si
   };
 }
 
-async function inSpillDir(real: string, ctx: ToolContext): Promise<boolean> {
-  const { realTemp } = await policyRoots(ctx);
-  return realTemp !== undefined && isInside(realTemp, real);
-}
-
-function binaryFile(shown: string): ToolError {
-  return new ToolError(`${shown} looks like a binary file (it contains NUL bytes), so read cannot show it; inspect it with bash (e.g. file, xxd, strings).`);
-}
-
-async function readText(handle: ByteSource, shown: string, params: ReadParams, signal: AbortSignal): Promise<ToolOutput> {
+async function readText(handle: FileHandle, shown: string, params: ReadParams, signal: AbortSignal): Promise<ToolOutput> {
   const start = params.offset ?? 1;
   const maxLines = params.limit ?? MAX_LINES;
   const out: string[] = [];
@@ -152,7 +135,9 @@ async function readText(handle: ByteSource, shown: string, params: ReadParams, s
     throw fsError(err, shown);
   });
 
-  if (scan.binary) throw binaryFile(shown);
+  if (scan.binary) {
+    throw new ToolError(`${shown} looks like a binary file (it contains NUL bytes), so read cannot show it; inspect it with bash (e.g. file, xxd, strings).`);
+  }
   const total = scan.lines;
   if (total === 0) {
     if (start > 1) throw new ToolError(`offset ${start} is beyond the end of ${shown}, which is empty`);

@@ -28,8 +28,8 @@ export interface ToolContext {
   /** a command whose output passes this many bytes is killed (bash; default: no limit) */
   maxOutputBytes?: number;
   /**
-   * The editor of the client serving the session, when it lends its buffers or terminal (read,
-   * write and edit, and bash, go through them); read at each call, since a client may come or go.
+   * The editor of the client serving the session, when it lends its terminal (bash runs there);
+   * read at each call, since a client may come or go.
    */
   editor?: EditorPorts;
 }

@@ -1,11 +1,10 @@
 // write: create or replace a whole file, making missing parent directories on the way. The file
 // (and each directory made) is opened and checked before anything is written: see confined-fs.ts.
-// With an editor that writes files (ACP fs/write_text_file), the editor writes it, at the location
-// pith checked the same way (editor-files.ts).
+// pith writes it itself, with or without an editor: an editor's fs/write_text_file would open the
+// path again, after pith's check, where a swapped link can send it anywhere (docs/acp.md).
 import { z } from "zod";
-import { locateForReplace, openForReplace, replaceContent, withOpened } from "./confined-fs.js";
-import { writeThroughEditor, type EditorWriter } from "./editor-files.js";
-import { fsError, throwIfAborted } from "./fs-error-messages.js";
+import { openForReplace, replaceContent, withOpened } from "./confined-fs.js";
+import { throwIfAborted } from "./fs-error-messages.js";
 import { resolvePath } from "./paths.js";
 import { ToolError, type Tool, type ToolContext } from "./types.js";
 
@@ -27,8 +26,7 @@ export const writeTool: Tool<WriteParams> = {
     const shown = params.path;
     const { absolute } = await resolvePath(shown, ctx, "write");
     const data = Buffer.from(params.content, "utf8");
-    const editor = ctx.editor?.files;
-    const created = editor?.writeTextFile ? await writeInEditor(editor as EditorWriter, absolute, params.content, shown, ctx) : await writeOnDisk(absolute, data, shown, ctx);
+    const created = await writeOnDisk(absolute, data, shown, ctx);
     return {
       content: [{ type: "text", text: `${created ? "Created" : "Overwrote"} ${shown} (${data.length} bytes written)` }],
       details: { bytes: data.length, created },
@@ -50,18 +48,4 @@ function writeOnDisk(absolute: string, data: Buffer, shown: string, ctx: ToolCon
       return file.created;
     },
   );
-}
-
-/** The editor writes the file (and updates its buffer), at the location pith checked; true when it is new. */
-async function writeInEditor(editor: EditorWriter, absolute: string, content: string, shown: string, ctx: ToolContext): Promise<boolean> {
-  let target: Awaited<ReturnType<typeof locateForReplace>>;
-  try {
-    target = await locateForReplace(absolute, { ctx, shown });
-  } catch (err) {
-    throw fsError(err, shown);
-  }
-  if (target.stats?.isDirectory()) throw new ToolError(`${shown} is a directory; give a file path`);
-  if (target.stats && !target.stats.isFile()) throw new ToolError(`${shown} is not a regular file; write only replaces files`);
-  await writeThroughEditor(editor, target.real, content, shown);
-  return target.stats === undefined;
 }
