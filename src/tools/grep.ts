@@ -15,8 +15,7 @@ import { grepResult, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
 import { deniedInside, resolvePath } from "./paths.js";
-import { sandboxAvailable, type SandboxMounts } from "./sandbox.js";
-import { withRuntimeDirs } from "./sandbox-mounts.js";
+import { sandboxAvailable, withRuntimeDirs, type SandboxMounts } from "./sandbox.js";
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 

@@ -20,7 +20,34 @@
 // it does, since they are mounted last (see docs/security.md for what is left).
 import { lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
-import { runtimeMounts, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+
+/**
+ * What a sandboxed command sees of the file system besides the read-only root: paths pith
+ * resolved itself, each checked again right before the command starts (mountArgs).
+ */
+export interface SandboxMounts {
+  cwd: string;
+  /** where the command starts (default: cwd) */
+  chdir?: string;
+  /** hidden behind an empty tmpfs after every other mount (pith's home and sessions, runtime dirs) */
+  hidden: readonly string[];
+  /**
+   * read-only even inside a writable cwd (the project's .pith): bound where it is a directory
+   * with no link on the way; covered by an empty read-only folder where it is missing
+   */
+  readOnly: readonly string[];
+  /** more directories to show read-only, opened and checked by the caller (grep's root) */
+  shown?: readonly string[];
+  /** host files shown again inside a hidden runtime dir (runtimeMounts' readOnly) */
+  exposed?: readonly string[];
+}
+
+/** What the mounts depend on of the sandbox's policy (sandbox.ts SandboxPolicy). */
+export interface MountPolicy {
+  mode: "workspace-write" | "readonly";
+  writableRoots: readonly string[];
+  limits: { tmpMB: number };
+}
 
 /** What a path is right now, component by component, without following any link. */
 export type PathKind = "directory" | "file" | "missing" | "link" | "other";
@@ -91,7 +118,7 @@ function realCwd(cwd: string): string {
  * The mounts after the read-only root, in the order bwrap must apply them. Throws when
  * the cwd is not a directory, or lies inside a hidden folder other than as itself unchanged.
  */
-export function mountArgs(policy: SandboxPolicy, mounts: SandboxMounts): MountOp[] {
+export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[] {
   const writable = policy.mode === "workspace-write";
   const cwd = realCwd(mounts.cwd);
   const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
@@ -153,8 +180,3 @@ function hiddenDirs(paths: readonly string[]): string[] {
   return [...out];
 }
 
-/** A session's view plus the host's runtime dirs, hidden, and what must stay visible in them. */
-export function withRuntimeDirs(mounts: SandboxMounts): SandboxMounts {
-  const runtime = runtimeMounts();
-  return { ...mounts, hidden: [...mounts.hidden, ...runtime.hidden], exposed: [...(mounts.exposed ?? []), ...runtime.readOnly] };
-}

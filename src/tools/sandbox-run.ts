@@ -7,8 +7,7 @@
 //   finish       once the command is gone: the limit it went past (if any); cleans up.
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { BWRAP, bwrapArgs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
-import { withRuntimeDirs } from "./sandbox-mounts.js";
+import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";

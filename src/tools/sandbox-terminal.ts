@@ -25,8 +25,7 @@ import { closeSync, constants, openSync, readFileSync, writeFileSync, writeSync 
 import { join } from "node:path";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper } from "./reaper.js";
-import { BWRAP, bwrapArgs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
-import { withRuntimeDirs } from "./sandbox-mounts.js";
+import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";

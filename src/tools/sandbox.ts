@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
 import type { SandboxMode } from "../../protocol/settings.js";
-import { mountArgs } from "./sandbox-mounts.js";
+import { mountArgs, type SandboxMounts } from "./sandbox-mounts.js";
 
 /**
  * off       no network at all (not even 127.0.0.1): the default;
@@ -72,26 +72,7 @@ export interface SandboxFds {
   newSession?: boolean;
 }
 
-/**
- * What a sandboxed command sees of the file system besides the read-only root: paths pith
- * resolved itself, each checked again right before the command starts (sandbox-mounts.ts).
- */
-export interface SandboxMounts {
-  cwd: string;
-  /** where the command starts (default: cwd) */
-  chdir?: string;
-  /** hidden behind an empty tmpfs after every other mount (pith's home and sessions, runtime dirs) */
-  hidden: readonly string[];
-  /**
-   * read-only even inside a writable cwd (the project's .pith): bound where it is a directory
-   * with no link on the way; covered by an empty read-only folder where it is missing
-   */
-  readOnly: readonly string[];
-  /** more directories to show read-only, opened and checked by the caller (grep's root) */
-  shown?: readonly string[];
-  /** host files shown again inside a hidden runtime dir (runtimeMounts' readOnly) */
-  exposed?: readonly string[];
-}
+export type { SandboxMounts } from "./sandbox-mounts.js";
 
 export const BWRAP = "bwrap";
 
@@ -150,7 +131,7 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
  * sockets. Kept visible: /etc/resolv.conf where it points into /run (systemd-resolved), or DNS
  * would break with the network on.
  */
-export function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]; readOnly: string[] } {
+function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]; readOnly: string[] } {
   const hidden = ["/run"];
   try {
     if (!lstatSync("/var/run").isSymbolicLink()) hidden.push("/var/run");
@@ -163,6 +144,12 @@ export function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: s
   const resolv = real("/etc/resolv.conf");
   if (hidden.some((h) => resolv.startsWith(h + sep))) readOnly.push(resolv);
   return { hidden, readOnly };
+}
+
+/** A session's view plus the host's runtime dirs, hidden, and what must stay visible in them. */
+export function withRuntimeDirs(mounts: SandboxMounts): SandboxMounts {
+  const runtime = runtimeMounts();
+  return { ...mounts, hidden: [...mounts.hidden, ...runtime.hidden], exposed: [...(mounts.exposed ?? []), ...runtime.readOnly] };
 }
 
 function real(p: string): string {
