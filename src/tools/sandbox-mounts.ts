@@ -7,7 +7,8 @@
 //   - every bind is of a directory whose every component pith has just lstat'ed (no link on the
 //     way); one that is a link, missing or not a directory is never bound through;
 //   - a protected folder (the project's .pith) that is missing, in a writable cwd, is covered by
-//     an empty read-only tmpfs, so the command cannot create it; one that is a link or not a
+//     an empty read-only tmpfs, so the command cannot create it (the mount point bwrap makes for
+//     it is removed once no command covers it any more); one that is a link or not a
 //     directory is left as it is: followed inside the sandbox it leads only to what the sandbox
 //     shows anyway (a mount cannot be placed on a link, so the command can still replace it);
 //   - pith's home, its sessions and the runtime dirs are hidden after every other mount, so no
@@ -18,7 +19,7 @@
 // Between the check and bwrap's mount a concurrent process (another session's command in the same
 // cwd) could still swap a checked directory for a link: the hidden folders stay hidden whatever
 // it does, since they are mounted last (see docs/security.md for what is left).
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
 
 /**
@@ -97,6 +98,37 @@ export interface MountOp {
   args: string[];
 }
 
+/** Only placeholders are remounted read-only: what marks them in bwrap's arguments. */
+const PLACEHOLDER = "--remount-ro";
+
+/** Placeholder mount points (a missing .pith) and how many commands about to run or running cover them. */
+const placeholders = new Map<string, number>();
+
+/**
+ * Once a command whose arguments these are has ended (or never started): the mount points bwrap
+ * made for its placeholders are removed where no other command of this daemon still covers them,
+ * so a project is left as it was. Only an empty directory goes (rmdir); one that is no longer
+ * that (a folder the user made and filled meanwhile, a link) stays.
+ */
+export function releasePlaceholders(args: readonly string[]): void {
+  for (let i = 0; i < args.length - 1; i++) {
+    if (args[i] !== PLACEHOLDER) continue;
+    const p = args[i + 1];
+    const left = (placeholders.get(p) ?? 1) - 1;
+    if (left > 0) {
+      placeholders.set(p, left);
+      continue;
+    }
+    placeholders.delete(p);
+    if (pathKind(p) !== "directory") continue;
+    try {
+      rmdirSync(p);
+    } catch {
+      // not empty, or already gone: left as it is
+    }
+  }
+}
+
 /** Deepest last, equal depths in the order given (a stable sort): what is mounted later wins. */
 function byDepth(ops: MountOp[]): MountOp[] {
   return [...ops].sort((a, b) => depth(a.path) - depth(b.path));
@@ -121,6 +153,15 @@ function realCwd(cwd: string): string {
 export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[] {
   const writable = policy.mode === "workspace-write";
   const cwd = realCwd(mounts.cwd);
+  const hidden = hiddenDirs(mounts.hidden);
+  const hiddenOps = hidden.map((p) => ({ path: p, args: ["--tmpfs", p] }));
+  const around = hidden.filter((h) => isInside(h, cwd));
+  // the cwd itself hidden: never shown; a cwd inside a hidden folder keeps its own tree, bound
+  // after the folder is hidden, only as the session named it, with no link on the way (not a
+  // path a command redirected since)
+  if (around.some((h) => h === cwd) || (around.length > 0 && cwd !== resolve(mounts.cwd))) {
+    throw new Error(`the working directory ${mounts.cwd} lies inside ${around[0]}, which the sandbox hides`);
+  }
   const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
   // the private /tmp first: a cwd or a shown directory under the host's /tmp is bound after it
   const ops: MountOp[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
@@ -134,21 +175,15 @@ export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[]
     const kind = pathKind(p);
     if (kind === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
     // missing in a writable cwd: an empty read-only folder, so nothing can be made there (bwrap
-    // makes the mount point, an empty folder that stays in the project)
-    else if (kind === "missing" && writable && strictlyInside(cwd, p) && pathKind(dirname(p)) === "directory") ops.push({ path: p, args: ["--tmpfs", p, "--remount-ro", p] });
+    // makes its mount point in the project: removed again once no command needs it)
+    else if (kind === "missing" && writable && strictlyInside(cwd, p) && pathKind(dirname(p)) === "directory") {
+      ops.push({ path: p, args: ["--tmpfs", p, PLACEHOLDER, p] });
+      placeholders.set(p, (placeholders.get(p) ?? 0) + 1);
+    }
   }
   // directories the caller opened and checked (grep's root), where the cwd does not show them
   for (const p of mounts.shown ?? []) if (!isInside(cwd, p) && pathKind(p) === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
 
-  const hidden = hiddenDirs(mounts.hidden);
-  const hiddenOps = hidden.map((p) => ({ path: p, args: ["--tmpfs", p] }));
-  const around = hidden.filter((h) => isInside(h, cwd));
-  // the cwd itself hidden: never shown; a cwd inside a hidden folder keeps its own tree, bound
-  // after the folder is hidden, only as the session named it, with no link on the way (not a
-  // path a command redirected since)
-  if (around.some((h) => h === cwd) || (around.length > 0 && cwd !== resolve(mounts.cwd))) {
-    throw new Error(`the working directory ${mounts.cwd} lies inside ${around[0]}, which the sandbox hides`);
-  }
   const ownTree = around.length > 0 ? ops.filter((o) => isInside(cwd, o.path)) : [];
   const out = [...byDepth(ops.filter((o) => !ownTree.includes(o))), ...byDepth(hiddenOps)];
   out.push(...byDepth(ownTree), ...byDepth(hiddenOps.filter((o) => ownTree.length > 0 && strictlyInside(cwd, o.path))));

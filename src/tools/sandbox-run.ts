@@ -8,6 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
@@ -95,6 +96,7 @@ export class SandboxRun {
     clearInterval(this.watch);
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
+    releasePlaceholders(this.args);
     await this.cgroup?.remove();
     return this.hit;
   }

@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper } from "./reaper.js";
 import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
@@ -134,7 +135,10 @@ export class TerminalSandbox {
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
     this.closeBlock();
-    if (this.pid !== undefined && !signalGroup(this.pid, 0)) reaper.untrack(this.pid);
+    const gone = this.pid === undefined || !signalGroup(this.pid, 0);
+    if (this.pid !== undefined && gone) reaper.untrack(this.pid);
+    // a sandbox still alive keeps its placeholders (removing a mount point unmounts it there too)
+    if (gone) releasePlaceholders(this.argv);
     await this.cgroup?.remove();
     return this.hit;
   }
