@@ -176,7 +176,7 @@ export class SessionHost {
       logger: this.options.logger,
       systemPrompt: settings.systemPrompt,
       appendSystemPrompt: settings.appendSystemPrompt,
-      tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
+      tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId), warn: (message) => this.options.logger.warn({ sessionId: file.sessionId }, message) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       requestPermission: (request) => this.permissionAsker(request),

@@ -3,11 +3,13 @@
 // pith's secrets out of every tool process's environment, and the sandbox for the model's bash.
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, normalize, resolve } from "node:path";
 import type { SandboxMode } from "../../protocol/settings.js";
 import type { Settings } from "./settings.js";
 import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../tools/sandbox.js";
+import { pathKind } from "../tools/sandbox-mounts.js";
 import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
+import { isInside } from "../tools/paths.js";
 import { unixSocketFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { EditorPorts } from "../tools/editor-ports.js";
@@ -43,6 +45,8 @@ export interface ToolPolicyInput {
   env: NodeJS.ProcessEnv;
   /** the session's own directory for spilled outputs (see session-temp.ts) */
   tempDir?: string;
+  /** told why a setting was not applied (a writable root skipped), for the daemon's log */
+  warn?: (message: string) => void;
 }
 
 /** realpath where the path exists; tools compare real paths. */
@@ -58,6 +62,39 @@ function expandRoot(p: string, cwd: string): string {
   if (p === "~") return homedir();
   if (p.startsWith("~/")) return join(homedir(), p.slice(2));
   return isAbsolute(p) ? p : resolve(cwd, p);
+}
+
+/**
+ * The settings' writable roots the sandbox may bind: each an existing directory with no link on
+ * its path (a link, wherever it leads now, is a path a command may have planted: `out ->
+ * ../../.pith` made before the session started), never pith's own folders. Any other is skipped
+ * with a warning; the sandbox checks each again before every command (sandbox-mounts.ts).
+ */
+function writableRoots(settings: Settings, cwd: string, denied: readonly string[], warn: (message: string) => void): string[] {
+  const roots: string[] = [];
+  for (const given of settings.sandbox?.writableRoots ?? []) {
+    const root = expandRoot(given, cwd);
+    const kind = pathKind(root);
+    const skip = (why: string) => warn(`sandbox.writableRoots: ${JSON.stringify(given)} ${why}; it stays read-only in the sandbox`);
+    if (kind === "missing") skip(`does not exist (${root}); make the directory, then start a new session`);
+    else if (kind === "link") skip(`has a symbolic link on its path; name the real directory (${real(root)}) instead`);
+    else if (kind !== "directory") skip(`is not a directory (${root})`);
+    else if (denied.some((d) => isInside(d, root))) skip(`lies inside pith's own folder`);
+    else roots.push(normalize(root));
+  }
+  return roots;
+}
+
+/**
+ * The project's protected folders, read-only for the tools and in the sandbox: its .pith, and
+ * where it leads if it is a link to a directory strictly inside the cwd. A link to the cwd itself
+ * or out of it protects nothing more (it made every write refused): the sandbox never binds
+ * through it, and what lies outside the cwd is confined already.
+ */
+function protectedPaths(cwd: string): string[] {
+  const dot = join(cwd, ".pith");
+  const target = real(dot);
+  return target !== dot && target !== cwd && isInside(cwd, target) ? [dot, target] : [dot];
 }
 
 /**
@@ -91,6 +128,7 @@ export function sandboxSummary(settings: Settings): string {
 export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: SandboxSetting } {
   const { settings } = input;
   const cwd = real(input.cwd);
+  const deniedPaths = [...new Set(input.pithPaths.map(real))];
   const mode = sandboxMode(settings);
   const limits = { ...DEFAULT_LIMITS, ...settings.sandbox?.limits };
   const sandbox: SandboxPolicy | undefined =
@@ -99,14 +137,13 @@ export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: 
       : {
           mode,
           network: sandboxNetwork(settings),
-          writableRoots: (settings.sandbox?.writableRoots ?? []).map((p) => real(expandRoot(p, cwd))),
+          writableRoots: writableRoots(settings, cwd, deniedPaths, input.warn ?? (() => {})),
           limits: { processes: limits.processes, memoryMB: limits.memoryMB, tmpMB: limits.tmpMB },
         };
   return {
     allowOutsideCwd: settings.allowOutsideCwd ?? false,
-    deniedPaths: [...new Set(input.pithPaths.map(real))],
-    // the folder, and where it leads if a repository made it a symlink
-    readOnlyPaths: [...new Set([join(cwd, ".pith"), real(join(cwd, ".pith"))])],
+    deniedPaths,
+    readOnlyPaths: protectedPaths(cwd),
     env: toolEnvironment(input.env, { allow: settings.allowEnv, secret: settings.secretEnv }),
     sandbox,
     sandboxMode: mode,

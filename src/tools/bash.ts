@@ -71,7 +71,12 @@ async function runBash(params: BashParams, ctx: ToolContext): Promise<ToolOutput
 
   const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES, ctx.maxOutputBytes ?? Infinity);
   const script = `exec 2>&1; ${params.command}`;
-  const sandbox = sandboxFor(ctx, script);
+  let sandbox: SandboxRun | undefined;
+  try {
+    sandbox = sandboxFor(ctx, script);
+  } catch (err) {
+    throw new ToolError(`Could not start the sandbox: ${(err as Error).message}`);
+  }
   let child: CommandChild;
   try {
     child = spawnCommand(ctx, sandbox, script);

@@ -15,7 +15,7 @@ import { grepResult, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
 import { deniedInside, resolvePath } from "./paths.js";
-import { runtimeMounts, sandboxAvailable, type SandboxMounts } from "./sandbox.js";
+import { sandboxAvailable, withRuntimeDirs, type SandboxMounts } from "./sandbox.js";
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -120,17 +120,19 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
 
 /**
  * What sandboxed ripgrep sees: the session's view (pith's home and the runtime dirs hidden, the
- * project's .pith read-only) plus the checked root, read-only, so a root under the host's /tmp
- * (the session's spill dir) is not covered by the sandbox's private /tmp. It starts in the root.
+ * project's .pith read-only) plus the root, read-only where the cwd does not show it (a root
+ * under the host's /tmp, the session's spill dir, is not covered by the sandbox's private /tmp).
+ * The root is the real path the kernel named for the descriptor opened and checked above, never
+ * the path the model gave. It starts in the root.
  */
 function ripgrepMounts(ctx: ToolContext, rootReal: string, isDirectory: boolean): SandboxMounts {
-  const runtime = runtimeMounts();
-  return {
+  return withRuntimeDirs({
     cwd: ctx.cwd,
     ...(isDirectory ? { chdir: rootReal } : {}),
-    hidden: [...(ctx.deniedPaths ?? []), ...runtime.hidden],
-    readOnly: [...(ctx.readOnlyPaths ?? []), ...runtime.readOnly, ...(isDirectory ? [rootReal] : [])],
-  };
+    hidden: ctx.deniedPaths ?? [],
+    readOnly: ctx.readOnlyPaths ?? [],
+    ...(isDirectory ? { shown: [rootReal] } : {}),
+  });
 }
 
 /**

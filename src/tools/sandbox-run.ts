@@ -7,7 +7,8 @@
 //   finish       once the command is gone: the limit it went past (if any); cleans up.
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
@@ -37,10 +38,14 @@ export class SandboxRun {
     const root = process.getuid?.() === 0;
     this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5, rootInNamespace: !root } : {}) };
     this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
-    const runtime = runtimeMounts();
-    const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };
     const limited = this.cgroup ? script : rlimitPrefix(policy.limits) + script;
-    this.args = bwrapArgs(policy, all, [shell, "-c", limited], this.fds);
+    try {
+      this.args = bwrapArgs(policy, withRuntimeDirs(mounts), [shell, "-c", limited], this.fds);
+    } catch (err) {
+      // the mounts cannot be built (the cwd is gone): no cgroup is left behind
+      void this.cgroup?.remove().catch(() => {});
+      throw err;
+    }
   }
 
   beforeStart(pid: number): void {
@@ -91,6 +96,7 @@ export class SandboxRun {
     clearInterval(this.watch);
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
+    releasePlaceholders(this.args);
     await this.cgroup?.remove();
     return this.hit;
   }

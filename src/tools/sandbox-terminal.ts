@@ -25,7 +25,8 @@ import { closeSync, constants, openSync, readFileSync, writeFileSync, writeSync 
 import { join } from "node:path";
 import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper } from "./reaper.js";
-import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { unixSocketFilter } from "./seccomp.js";
@@ -77,11 +78,17 @@ export class TerminalSandbox {
     this.redirections = `${filter ? '3<"$d/seccomp" ' : ""}4>"$d/info" 5<"$d/block"`;
     this.cgroup = commandCgroup(policy.limits);
     this.procsFiles = this.cgroup?.procsFiles ?? [];
-    const runtime = runtimeMounts();
-    const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };
+    const all = withRuntimeDirs(mounts);
     // $1 is the launcher's word: "cgroup" (joined) or "rlimit" (not: the same limits as where no cgroup can be made)
     const gated = `${GATE}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
-    this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds)];
+    try {
+      this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds)];
+    } catch (err) {
+      // the mounts cannot be built (the cwd is gone): nothing is left open or behind
+      this.closeBlock();
+      void this.cgroup?.remove().catch(() => {});
+      throw err;
+    }
   }
 
   /** Once the editor has the command: waits for bwrap's pid, registers it, brings up the network, lets the command start. */
@@ -128,7 +135,10 @@ export class TerminalSandbox {
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
     this.closeBlock();
-    if (this.pid !== undefined && !signalGroup(this.pid, 0)) reaper.untrack(this.pid);
+    const gone = this.pid === undefined || !signalGroup(this.pid, 0);
+    if (this.pid !== undefined && gone) reaper.untrack(this.pid);
+    // a sandbox still alive keeps its placeholders (removing a mount point unmounts it there too)
+    if (gone) releasePlaceholders(this.argv);
     await this.cgroup?.remove();
     return this.hit;
   }

@@ -15,9 +15,10 @@
 // /run (sockets of D-Bus, systemd, docker, the user's runtime dir) is hidden as well: the seccomp
 // filter already stops connecting, and what is not seen cannot be probed.
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
 import type { SandboxMode } from "../../protocol/settings.js";
+import { mountArgs, type SandboxMounts } from "./sandbox-mounts.js";
 
 /**
  * off       no network at all (not even 127.0.0.1): the default;
@@ -71,16 +72,7 @@ export interface SandboxFds {
   newSession?: boolean;
 }
 
-/** What a sandboxed command sees of the file system besides the read-only root. */
-export interface SandboxMounts {
-  cwd: string;
-  /** where the command starts (default: cwd) */
-  chdir?: string;
-  /** hidden behind an empty tmpfs (pith's home) */
-  hidden: readonly string[];
-  /** read-only even inside a writable root (the project's .pith) */
-  readOnly: readonly string[];
-}
+export type { SandboxMounts } from "./sandbox-mounts.js";
 
 export const BWRAP = "bwrap";
 
@@ -106,27 +98,14 @@ export function sandboxAvailable(): { ok: true } | { ok: false; reason: string }
   return probed;
 }
 
-function depth(path: string): number {
-  return path.split(sep).filter(Boolean).length;
-}
-
 /**
- * bwrap's arguments for running `command` in the sandbox. Mounts are applied in order, and the
- * deepest mount over a path decides what is seen there, so they are sorted parent before child:
- * a cwd inside /tmp or inside pith's home is mounted after the tmpfs that would cover it, and
- * pith's home inside the cwd is hidden after the cwd is mounted. Mounts of one same path apply in
- * the order listed (a stable sort): hidden beats read-only and writable roots, the cwd beats hidden.
+ * bwrap's arguments for running `command` in the sandbox. The mounts (sandbox-mounts.ts) are
+ * decided from paths checked now, in the order they apply: parent before child, so a cwd inside
+ * /tmp is bound after the private /tmp, and pith's hidden folders after everything else. Throws
+ * when the cwd cannot be shown (not a directory, or inside a folder the sandbox hides).
  */
 export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}): string[] {
-  const writable = policy.mode === "workspace-write";
-  const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
-  const ops: { path: string; args: string[] }[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
-  if (writable) for (const root of policy.writableRoots) ops.push({ path: root, args: ["--bind-try", root, root] });
-  for (const p of mounts.readOnly) ops.push({ path: p, args: ["--ro-bind-try", p, p] });
-  // nothing to hide where nothing exists (and bwrap cannot make a mount point on a read-only root)
-  for (const p of mounts.hidden) if (existsSync(p)) ops.push({ path: p, args: ["--tmpfs", p] });
-  ops.push({ path: mounts.cwd, args: [writable ? "--bind" : "--ro-bind", mounts.cwd, mounts.cwd] });
-  ops.sort((a, b) => depth(a.path) - depth(b.path));
+  const ops = mountArgs(policy, mounts);
   return [
     "--ro-bind", "/", "/",
     "--dev", "/dev",
@@ -152,7 +131,7 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
  * sockets. Kept visible: /etc/resolv.conf where it points into /run (systemd-resolved), or DNS
  * would break with the network on.
  */
-export function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]; readOnly: string[] } {
+function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]; readOnly: string[] } {
   const hidden = ["/run"];
   try {
     if (!lstatSync("/var/run").isSymbolicLink()) hidden.push("/var/run");
@@ -165,6 +144,12 @@ export function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: s
   const resolv = real("/etc/resolv.conf");
   if (hidden.some((h) => resolv.startsWith(h + sep))) readOnly.push(resolv);
   return { hidden, readOnly };
+}
+
+/** A session's view plus the host's runtime dirs, hidden, and what must stay visible in them. */
+export function withRuntimeDirs(mounts: SandboxMounts): SandboxMounts {
+  const runtime = runtimeMounts();
+  return { ...mounts, hidden: [...mounts.hidden, ...runtime.hidden], exposed: [...(mounts.exposed ?? []), ...runtime.readOnly] };
 }
 
 function real(p: string): string {

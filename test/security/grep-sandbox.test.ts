@@ -6,8 +6,8 @@
 // can fail. The searches themselves still work: a directory, one file (passed as its checked
 // descriptor), and a directory under the host's /tmp (the session's spill dir).
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { after, test, type TestContext } from "node:test";
 import { runGrep } from "../../src/tools/grep.js";
 import { findOnPath } from "../../src/tools/find-on-path.js";
@@ -67,4 +67,14 @@ test("without the sandbox the same stand-in sees pith's home (what the sandbox t
   const { ctx } = setup(t, undefined);
   const dir = textOf(await runGrep({ pattern: "needle" }, ctx, { engine: "ripgrep" }));
   assert.match(dir, /home-entries=1/, dir);
+});
+
+test("a .pith that is a link to pith's home (from the repository or the model) does not show the home to sandboxed ripgrep", { skip }, async (t) => {
+  const { ctx, cwd } = setup(t, POLICY);
+  const home = ctx.deniedPaths![0];
+  // relative, as bwrap would have followed it from the host's tree (an absolute one leads nowhere there)
+  symlinkSync(relative(cwd, home), join(cwd, ".pith"));
+  const dir = textOf(await runGrep({ pattern: "needle" }, ctx, { engine: "ripgrep" }));
+  assert.match(dir, /home-entries=0/, `pith's home is hidden from ripgrep:\n${dir}`);
+  assert.match(dir, /src\/a\.txt:1: needle in the cwd/);
 });

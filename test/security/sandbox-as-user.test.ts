@@ -6,9 +6,9 @@
 // sandbox, can write the directory, connect to the socket and to the listener.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import net from "node:net";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { after, before, test, type TestContext } from "node:test";
 import { sandboxAvailable } from "../../src/tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../../src/tools/sandbox-net.js";
@@ -153,6 +153,33 @@ test(`as an unprivileged user (${user.name}), network on: slirp4netns's own netw
   assert.match(r.text, /^gateway: refused/m, r.text);
   assert.doesNotMatch(r.text, /connected/);
   assert.match(r.text, /^inside-ok$/m, r.text);
+  assert.deepEqual(d.peer.violations, []);
+  d.endStdin();
+  await d.waitExit();
+  await drainFake(fake);
+});
+
+test(`as an unprivileged user (${user.name}): a .pith linked to pith's home (by the repository or the model) shows no token, no transcript`, { skip }, async (t) => {
+  const home = ownedDir(t, user, "home");
+  const cwd = ownedDir(t, user, "project");
+  const token = "user-token_0123456789abcdefghijklmnop";
+  writeFileSync(join(home, "token"), token, { mode: 0o600 });
+  chownSync(join(home, "token"), user.uid, user.gid);
+  const d = startDaemon(t, { home, cwd, outside: "", script: "" }, {});
+  await d.peer.initialize();
+  const { sessionId } = await d.peer.request("createSession", { cwd });
+  // the model makes the link (refused now: a missing .pith is covered read-only); then, as a repository would ship it
+  await modelCalls(d.peer, fake, sessionId, "bash", { command: `ln -s ${quote(relative(cwd, home))} .pith; echo tried` });
+  const look = `cat .pith/token ${quote(join(home, "token"))}; ls -AR ${quote(home)}; echo w > ok.txt && echo wrote`;
+  const first = await modelCalls(d.peer, fake, sessionId, "bash", { command: look });
+  rmSync(join(cwd, ".pith"), { recursive: true, force: true });
+  symlinkSync(relative(cwd, home), join(cwd, ".pith"));
+  const second = await modelCalls(d.peer, fake, sessionId, "bash", { command: look });
+  for (const r of [first, second]) {
+    assert.match(r.text, /^wrote$/m, r.text);
+    assert.ok(!r.text.includes(token), `the token leaked:\n${r.text}`);
+    assert.doesNotMatch(r.text, /^token$|\.jsonl/m, `pith's home is listed:\n${r.text}`);
+  }
   assert.deepEqual(d.peer.violations, []);
   d.endStdin();
   await d.waitExit();

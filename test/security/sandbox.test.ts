@@ -4,7 +4,7 @@
 // More walls each have their own file: sandbox-sockets (no unix sockets), sandbox-network (the
 // network, off or isolated), sandbox-limits (processes, memory, /tmp, output).
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { DEFAULT_LIMITS, bwrapArgs, sandboxAvailable } from "../../src/tools/sandbox.js";
@@ -30,7 +30,7 @@ function mounts(args: string[]): string[][] {
   const out: string[][] = [];
   assert.deepEqual(args.slice(0, 3), ["--ro-bind", "/", "/"], "everything starts read-only");
   for (let i = 3; i < args.length && args[i] !== "--"; i++) {
-    if (args[i] === "--tmpfs") out.push(["tmpfs", args[++i]]);
+    if (args[i] === "--tmpfs" || args[i] === "--remount-ro") out.push([args[i].replace(/^--/, ""), args[++i]]);
     else if (["--bind", "--ro-bind", "--bind-try", "--ro-bind-try"].includes(args[i])) {
       out.push([args[i].replace(/^--/, ""), args[i + 2]]);
       i += 2;
@@ -39,22 +39,51 @@ function mounts(args: string[]): string[][] {
   return out;
 }
 
-test("bwrap mounts go parent before child, so a cwd in /tmp or in pith's home stays visible and pith's home inside the cwd stays hidden", () => {
-  const policy = { mode: "workspace-write" as const, network: "host" as const, writableRoots: [], limits: DEFAULT_LIMITS };
-  // hidden paths are only mounted where they exist: use ones that do
-  const home = "/usr/share";
-  const inTmp = mounts(bwrapArgs(policy, { cwd: "/tmp/proj", hidden: [home], readOnly: ["/tmp/proj/.pith"] }, ["sh"]));
-  assert.deepEqual(inTmp, [["tmpfs", "/tmp"], ["tmpfs", home], ["bind", "/tmp/proj"], ["ro-bind-try", "/tmp/proj/.pith"]]);
-  const homeInCwd = mounts(bwrapArgs(policy, { cwd: "/usr", hidden: [home], readOnly: [home] }, ["sh"]));
-  assert.deepEqual(homeInCwd, [["tmpfs", "/tmp"], ["bind", "/usr"], ["ro-bind-try", home], ["tmpfs", home]], "hidden wins over read-only at the same path");
-  const cwdInHome = mounts(bwrapArgs(policy, { cwd: `${home}/demo`, hidden: [home], readOnly: [`${home}/demo/.pith`] }, ["sh"]));
-  assert.deepEqual(cwdInHome.slice(1), [["tmpfs", home], ["bind", `${home}/demo`], ["ro-bind-try", `${home}/demo/.pith`]]);
-  const cwdIsHome = mounts(bwrapArgs(policy, { cwd: home, hidden: [home], readOnly: [] }, ["sh"]));
-  assert.deepEqual(cwdIsHome.slice(1), [["tmpfs", home], ["bind", home]], "the session's own cwd stays visible");
-  const args = bwrapArgs({ ...policy, mode: "readonly", network: "off" }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
+// The order is stronger than it was: mounts go parent before child as before (a cwd under /tmp is
+// bound after the private /tmp), but pith's hidden folders now come after every other mount,
+// whatever their depth, so no bind can uncover them; and each bind is of a path checked on disk
+// just now (a .pith that is a link is never bound through), so the paths below are real ones.
+test("bwrap mounts: parent before child, pith's hidden folders after every other mount, nothing bound through a link", (t) => {
+  const policy = { mode: "workspace-write" as const, network: "host" as const, writableRoots: [] as string[], limits: DEFAULT_LIMITS };
+  const home = realpathSync(tempDir(t, "pith-order-home-"));
+  const cwd = realpathSync(tempDir(t, "pith-order-cwd-"));
+  const dot = join(cwd, ".pith");
+  mkdirSync(dot);
+  const inTmp = mounts(bwrapArgs(policy, { cwd, hidden: [home], readOnly: [dot] }, ["sh"]));
+  assert.deepEqual(inTmp, [["tmpfs", "/tmp"], ["bind", cwd], ["ro-bind", dot], ["tmpfs", home]], "a cwd in /tmp after the private /tmp; .pith read-only; the home last");
+
+  // pith's home inside the cwd, and a writable root and a read-only bind of the home's own path
+  // deeper than it: the home is still hidden after them
+  const homeIn = join(cwd, "home");
+  mkdirSync(join(homeIn, "deep"), { recursive: true });
+  const deep = mounts(bwrapArgs({ ...policy, writableRoots: [join(homeIn, "deep")] }, { cwd, hidden: [homeIn], readOnly: [homeIn, dot] }, ["sh"]));
+  assert.deepEqual(deep, [["tmpfs", "/tmp"], ["bind", cwd], ["ro-bind", homeIn], ["ro-bind", dot], ["bind", join(homeIn, "deep")], ["tmpfs", homeIn]]);
+
+  // .pith missing: an empty read-only folder in a writable cwd (the command cannot make one);
+  // nothing in a read-only cwd, where nothing can be made anyway
+  rmSync(dot, { recursive: true });
+  const missing = mounts(bwrapArgs(policy, { cwd, hidden: [], readOnly: [dot] }, ["sh"]));
+  assert.deepEqual(missing, [["tmpfs", "/tmp"], ["bind", cwd], ["tmpfs", dot], ["remount-ro", dot]]);
+  assert.deepEqual(mounts(bwrapArgs({ ...policy, mode: "readonly" }, { cwd, hidden: [], readOnly: [dot] }, ["sh"])), [["tmpfs", "/tmp"], ["ro-bind", cwd]]);
+
+  // .pith a link (to pith's home) and a writable root that is a link: nothing bound through them
+  symlinkSync(home, dot);
+  symlinkSync(home, join(cwd, "out"));
+  const linked = mounts(bwrapArgs({ ...policy, writableRoots: [join(cwd, "out")] }, { cwd, hidden: [home], readOnly: [dot] }, ["sh"]));
+  assert.deepEqual(linked, [["tmpfs", "/tmp"], ["bind", cwd], ["tmpfs", home]]);
+
+  // a cwd inside a hidden folder (the offline demo's project): the folder hidden, then the cwd and
+  // what protects it bound again, nothing else of the folder; the hidden folder itself as cwd: refused
+  const demo = join(home, "demo");
+  mkdirSync(join(demo, ".pith"), { recursive: true });
+  const cwdInHome = mounts(bwrapArgs(policy, { cwd: demo, hidden: [home], readOnly: [join(demo, ".pith")] }, ["sh"]));
+  assert.deepEqual(cwdInHome, [["tmpfs", "/tmp"], ["tmpfs", home], ["bind", demo], ["ro-bind", join(demo, ".pith")]]);
+  assert.throws(() => bwrapArgs(policy, { cwd: home, hidden: [home], readOnly: [] }, ["sh"]), /lies inside/, "the hidden folder itself is never shown");
+
+  const args = bwrapArgs({ ...policy, mode: "readonly", network: "off" }, { cwd: demo, hidden: [], readOnly: [] }, ["sh", "-c", "x"]);
   assert.ok(args.includes("--unshare-net") && args.includes("--unshare-pid") && args.includes("--die-with-parent"));
   assert.deepEqual(args.slice(-4), ["--", "sh", "-c", "x"]);
-  assert.deepEqual(mounts(args), [["tmpfs", "/tmp"], ["ro-bind", "/work/app"]], "readonly binds the cwd read-only");
+  assert.deepEqual(mounts(args), [["tmpfs", "/tmp"], ["ro-bind", demo]], "readonly binds the cwd read-only");
 });
 
 test("workspace-write by default: no write outside the cwd, no token, no daemon process, a private /tmp; the user's bash is not confined", { skip }, async (t) => {

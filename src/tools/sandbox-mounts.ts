@@ -1,0 +1,217 @@
+// What a sandboxed command sees of the file system: bwrap's mount options, decided here from
+// paths pith checks itself right before the command starts. bwrap follows symbolic links in a
+// bind's source and destination, so a path the model or a repository can change must never reach
+// it unchecked: `.pith -> ../../.pith` in the cwd made `--ro-bind <cwd>/.pith <cwd>/.pith` mount
+// pith's real home (token, transcripts) over the tmpfs that hid it, and `.pith -> /proc` put the
+// host's /proc in the sandbox. So:
+//   - every bind is of a directory whose every component pith has just lstat'ed (no link on the
+//     way); one that is a link, missing or not a directory is never bound through;
+//   - a protected folder (the project's .pith) that is missing, in a writable cwd, is covered by
+//     an empty read-only tmpfs, so the command cannot create it (the mount point bwrap makes for
+//     it is removed once no command covers it any more); one that is a link or not a
+//     directory is left as it is: followed inside the sandbox it leads only to what the sandbox
+//     shows anyway (a mount cannot be placed on a link, so the command can still replace it);
+//   - pith's home, its sessions and the runtime dirs are hidden after every other mount, so no
+//     bind, however it resolved, can uncover them; a host file that must stay visible in a
+//     hidden folder (resolv.conf under /run) is shown again after them, and a session whose cwd
+//     lies inside a hidden folder (the offline demo's project) gets its own tree back, nothing
+//     else of that folder.
+// Between the check and bwrap's mount a concurrent process (another session's command in the same
+// cwd) could still swap a checked directory for a link: the hidden folders stay hidden whatever
+// it does, since they are mounted last (see docs/security.md for what is left).
+import { lstatSync, realpathSync, rmdirSync } from "node:fs";
+import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
+
+/**
+ * What a sandboxed command sees of the file system besides the read-only root: paths pith
+ * resolved itself, each checked again right before the command starts (mountArgs).
+ */
+export interface SandboxMounts {
+  cwd: string;
+  /** where the command starts (default: cwd) */
+  chdir?: string;
+  /** hidden behind an empty tmpfs after every other mount (pith's home and sessions, runtime dirs) */
+  hidden: readonly string[];
+  /**
+   * read-only even inside a writable cwd (the project's .pith): bound where it is a directory
+   * with no link on the way; covered by an empty read-only folder where it is missing
+   */
+  readOnly: readonly string[];
+  /** more directories to show read-only, opened and checked by the caller (grep's root) */
+  shown?: readonly string[];
+  /** host files shown again inside a hidden runtime dir (runtimeMounts' readOnly) */
+  exposed?: readonly string[];
+}
+
+/** What the mounts depend on of the sandbox's policy (sandbox.ts SandboxPolicy). */
+export interface MountPolicy {
+  mode: "workspace-write" | "readonly";
+  writableRoots: readonly string[];
+  limits: { tmpMB: number };
+}
+
+/** What a path is right now, component by component, without following any link. */
+export type PathKind = "directory" | "file" | "missing" | "link" | "other";
+
+/**
+ * Checks `path` (absolute) one component at a time with lstat, following nothing: "directory"
+ * (or "file", a regular one) when no component is a link, so the path is its own real path;
+ * "missing" when a component is absent (those before it checked); "link" when a component is a
+ * symbolic link; "other" for anything else (a FIFO, a device, a file on the way).
+ */
+export function pathKind(path: string): PathKind {
+  const target = normalize(path);
+  if (!isAbsolute(target)) return "other";
+  const parts = target.split(sep).filter(Boolean);
+  let at: string = sep;
+  for (let i = 0; i < parts.length; i++) {
+    at = at === sep ? sep + parts[i] : at + sep + parts[i];
+    let info;
+    try {
+      info = lstatSync(at);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "other";
+    }
+    if (info.isSymbolicLink()) return "link";
+    if (info.isFile() && i === parts.length - 1) return "file";
+    if (!info.isDirectory()) return "other";
+  }
+  return "directory";
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+function strictlyInside(parent: string, child: string): boolean {
+  return parent !== child && isInside(parent, child);
+}
+
+function depth(path: string): number {
+  return path.split(sep).filter(Boolean).length;
+}
+
+/** One mount: where it applies and bwrap's options for it. */
+export interface MountOp {
+  path: string;
+  args: string[];
+}
+
+/** Only placeholders are remounted read-only: what marks them in bwrap's arguments. */
+const PLACEHOLDER = "--remount-ro";
+
+/** Placeholder mount points (a missing .pith) and how many commands about to run or running cover them. */
+const placeholders = new Map<string, number>();
+
+/**
+ * Once a command whose arguments these are has ended (or never started): the mount points bwrap
+ * made for its placeholders are removed where no other command of this daemon still covers them,
+ * so a project is left as it was. Only an empty directory goes (rmdir); one that is no longer
+ * that (a folder the user made and filled meanwhile, a link) stays.
+ */
+export function releasePlaceholders(args: readonly string[]): void {
+  for (let i = 0; i < args.length - 1; i++) {
+    if (args[i] !== PLACEHOLDER) continue;
+    const p = args[i + 1];
+    const left = (placeholders.get(p) ?? 1) - 1;
+    if (left > 0) {
+      placeholders.set(p, left);
+      continue;
+    }
+    placeholders.delete(p);
+    if (pathKind(p) !== "directory") continue;
+    try {
+      rmdirSync(p);
+    } catch {
+      // not empty, or already gone: left as it is
+    }
+  }
+}
+
+/** Deepest last, equal depths in the order given (a stable sort): what is mounted later wins. */
+function byDepth(ops: MountOp[]): MountOp[] {
+  return [...ops].sort((a, b) => depth(a.path) - depth(b.path));
+}
+
+/** The working directory to bind: its real path now, which must be a directory. */
+function realCwd(cwd: string): string {
+  let real: string;
+  try {
+    real = realpathSync(cwd);
+  } catch (err) {
+    throw new Error(`the working directory ${cwd} cannot be reached: ${(err as Error).message}`);
+  }
+  if (pathKind(real) !== "directory") throw new Error(`the working directory ${cwd} is not a directory`);
+  return real;
+}
+
+/**
+ * The mounts after the read-only root, in the order bwrap must apply them. Throws when
+ * the cwd is not a directory, or lies inside a hidden folder other than as itself unchanged.
+ */
+export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[] {
+  const writable = policy.mode === "workspace-write";
+  const cwd = realCwd(mounts.cwd);
+  const hidden = hiddenDirs(mounts.hidden);
+  const hiddenOps = hidden.map((p) => ({ path: p, args: ["--tmpfs", p] }));
+  const around = hidden.filter((h) => isInside(h, cwd));
+  // the cwd itself hidden: never shown; a cwd inside a hidden folder keeps its own tree, bound
+  // after the folder is hidden, only as the session named it, with no link on the way (not a
+  // path a command redirected since)
+  if (around.some((h) => h === cwd) || (around.length > 0 && cwd !== resolve(mounts.cwd))) {
+    throw new Error(`the working directory ${mounts.cwd} lies inside ${around[0]}, which the sandbox hides`);
+  }
+  const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
+  // the private /tmp first: a cwd or a shown directory under the host's /tmp is bound after it
+  const ops: MountOp[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
+  if (writable) {
+    // checked when the session started (tool-policy.ts) and again now: one that became a link or
+    // went away is left out rather than bound through
+    for (const root of policy.writableRoots) if (pathKind(root) === "directory") ops.push({ path: root, args: ["--bind", root, root] });
+  }
+  ops.push({ path: cwd, args: [writable ? "--bind" : "--ro-bind", cwd, cwd] });
+  for (const p of mounts.readOnly) {
+    const kind = pathKind(p);
+    if (kind === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
+    // missing in a writable cwd: an empty read-only folder, so nothing can be made there (bwrap
+    // makes its mount point in the project: removed again once no command needs it)
+    else if (kind === "missing" && writable && strictlyInside(cwd, p) && pathKind(dirname(p)) === "directory") {
+      ops.push({ path: p, args: ["--tmpfs", p, PLACEHOLDER, p] });
+      placeholders.set(p, (placeholders.get(p) ?? 0) + 1);
+    }
+  }
+  // directories the caller opened and checked (grep's root), where the cwd does not show them
+  for (const p of mounts.shown ?? []) if (!isInside(cwd, p) && pathKind(p) === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
+
+  const ownTree = around.length > 0 ? ops.filter((o) => isInside(cwd, o.path)) : [];
+  const out = [...byDepth(ops.filter((o) => !ownTree.includes(o))), ...byDepth(hiddenOps)];
+  out.push(...byDepth(ownTree), ...byDepth(hiddenOps.filter((o) => ownTree.length > 0 && strictlyInside(cwd, o.path))));
+  // host files shown again inside a hidden runtime dir (resolv.conf under /run), each a regular
+  // file with no link on the way (the caller names them: runtimeMounts' `readOnly`)
+  for (const p of mounts.exposed ?? []) if (hidden.some((h) => strictlyInside(h, p)) && pathKind(p) === "file") out.push({ path: p, args: ["--ro-bind", p, p] });
+  return out;
+}
+
+/**
+ * The folders to hide, as they are now: nothing to hide where nothing exists (and bwrap cannot
+ * make a mount point on a read-only root); one that has become a link is hidden where it leads
+ * (bwrap's tmpfs follows it), which is where its files are.
+ */
+function hiddenDirs(paths: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    const kind = pathKind(p);
+    if (kind === "directory") out.add(normalize(p));
+    else if (kind === "link") {
+      try {
+        const real = realpathSync(p);
+        if (pathKind(real) === "directory") out.add(real);
+      } catch {
+        // a dangling link: nothing there to hide
+      }
+    }
+  }
+  return [...out];
+}
+
