@@ -10,13 +10,13 @@ import type { Readable, Writable } from "node:stream";
 import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { seccompFilter } from "./seccomp.js";
 
 export class SandboxRun {
   readonly file = BWRAP;
   readonly args: string[];
   readonly extraStdio: number;
-  private readonly filter = unixSocketFilter();
+  private readonly filter = seccompFilter();
   private readonly fds: SandboxFds;
   private readonly cgroup: CommandCgroup | undefined;
   private net?: SandboxNet;

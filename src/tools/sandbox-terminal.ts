@@ -28,7 +28,7 @@ import { reaper } from "./reaper.js";
 import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { seccompFilter } from "./seccomp.js";
 
 /** The command's shell waits for pith's "go" on 5, then closes the handshake's descriptors. */
 const GATE = `read -r go <&5 && [ "$go" = go ] || { echo "pith: the command was not started (pith went away before its sandbox was ready)" >&2; exit 125; }; exec 3<&- 4>&- 5<&-; `;
@@ -64,7 +64,7 @@ export class TerminalSandbox {
     script: string,
     private readonly dir: string,
   ) {
-    const filter = unixSocketFilter();
+    const filter = seccompFilter();
     this.isolated = policy.network === "isolated";
     const root = process.getuid?.() === 0;
     const fds: SandboxFds = { ...(filter ? { seccomp: 3 } : {}), info: 4, newSession: true, ...(this.isolated ? { rootInNamespace: !root } : {}) };

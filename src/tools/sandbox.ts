@@ -7,13 +7,19 @@
 // The command also gets its own pid namespace and /proc, so it cannot see the daemon's process
 // (whose /proc/<pid>/environ holds the API key), and `--die-with-parent` plus the namespace mean
 // every process of the command dies when the daemon does. More walls, each in its own file:
-//   seccomp.ts        no AF_UNIX sockets, so no way to the user's agents and services by path;
+//   seccomp.ts        sockets of AF_INET, AF_INET6 and AF_NETLINK only: no AF_UNIX (the user's agents
+//                     and services, by path), no AF_VSOCK (the host's, outside the network namespace);
 //   sandbox-net.ts    network off, or its own namespace with no path to the host's loopback;
 //   sandbox-cgroup.ts limits on processes and memory, cgroup v1 or v2 (sandbox-cgroup-v2.ts) where
-//                     the daemon can make cgroups (the private /tmp's size is bwrap's --size);
+//                     the daemon can make cgroups (the private /tmp's and /dev/shm's sizes are bwrap's --size);
 //   sandbox-run.ts    puts them together for one command.
 // /run (sockets of D-Bus, systemd, docker, the user's runtime dir) is hidden as well: the seccomp
 // filter already stops connecting, and what is not seen cannot be probed.
+// The rest of the box: its own IPC namespace (no System V shared memory, message queue or
+// semaphore of the user's processes can be attached; the command's own go with it); /dev made by
+// bwrap (null, zero, full, random, urandom, tty, its own pts) and then read-only, since it is a
+// tmpfs as large as half the RAM that no limit counts; /dev/shm its own tmpfs. tmpMB bounds the
+// memory-backed space a command can fill: /tmp and /dev/shm together (tmpfsSizes).
 import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
@@ -32,11 +38,25 @@ export interface SandboxLimits {
   /** processes and threads at once */
   processes: number;
   memoryMB: number;
-  /** the private /tmp's size */
+  /** the memory-backed space a command can fill: the private /tmp and /dev/shm together */
   tmpMB: number;
 }
 
 export const DEFAULT_LIMITS = { processes: 512, memoryMB: 4096, outputMB: 100, tmpMB: 512 } as const;
+
+/** /dev/shm's share of tmpMB: a quarter, at most Docker's default /dev/shm (64 MiB). */
+const SHM_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The sizes of the sandbox's two tmpfs, in bytes, which add up to tmpMB: /dev/shm (POSIX shared
+ * memory, semaphores: Python's multiprocessing, Chromium, PostgreSQL's dynamic shared memory)
+ * gets a quarter of it, at most 64 MiB, and the private /tmp the rest.
+ */
+function tmpfsSizes(tmpMB: number): { tmp: number; shm: number } {
+  const total = tmpMB * 1024 * 1024;
+  const shm = Math.min(SHM_MAX_BYTES, Math.floor(total / 4));
+  return { tmp: total - shm, shm };
+}
 
 export interface SandboxPolicy {
   /** the settings' mode; "off" has no policy (commands run unconfined) */
@@ -119,7 +139,8 @@ function depth(path: string): number {
  */
 export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}): string[] {
   const writable = policy.mode === "workspace-write";
-  const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
+  const sizes = tmpfsSizes(policy.limits.tmpMB);
+  const tmpBytes = String(sizes.tmp);
   const ops: { path: string; args: string[] }[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
   if (writable) for (const root of policy.writableRoots) ops.push({ path: root, args: ["--bind-try", root, root] });
   for (const p of mounts.readOnly) ops.push({ path: p, args: ["--ro-bind-try", p, p] });
@@ -130,8 +151,12 @@ export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command:
   return [
     "--ro-bind", "/", "/",
     "--dev", "/dev",
+    "--perms", "1777", "--size", String(sizes.shm), "--tmpfs", "/dev/shm",
+    // not recursive: the device nodes, /dev/pts and /dev/shm are mounts of their own and stay writable
+    "--remount-ro", "/dev",
     "--proc", "/proc",
     "--unshare-pid",
+    "--unshare-ipc",
     "--die-with-parent",
     ...(policy.network === "host" ? [] : ["--unshare-net"]),
     ...(fds.rootInNamespace ? ["--unshare-user", "--uid", "0", "--gid", "0"] : []),
