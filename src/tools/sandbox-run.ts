@@ -12,6 +12,15 @@ import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type Limi
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { seccompFilter } from "./seccomp.js";
 
+/**
+ * The command's shell closes every descriptor above 2 before the command: the daemon already
+ * closed what its parent leaked (cli/inherited-fds.ts), and bwrap closes its handshake
+ * descriptors, so this is for a spawner that is not pith (an editor's terminal) and for a leak
+ * nobody knows of yet. A shell without descriptor numbers past 9 (dash, where bash is missing)
+ * closes 3-9 only.
+ */
+export const CLOSE_DESCRIPTORS = `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in [0-2]) ;; [3-9]) eval "exec $n>&-" ;; *) [ -z "\${BASH_VERSION-}" ] || eval "exec $n>&-" ;; esac; done; unset f n; `;
+
 export class SandboxRun {
   readonly file = BWRAP;
   readonly args: string[];
@@ -39,7 +48,7 @@ export class SandboxRun {
     this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
     const runtime = runtimeMounts();
     const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };
-    const limited = this.cgroup ? script : rlimitPrefix(policy.limits) + script;
+    const limited = CLOSE_DESCRIPTORS + (this.cgroup ? "" : rlimitPrefix(policy.limits)) + script;
     this.args = bwrapArgs(policy, all, [shell, "-c", limited], this.fds);
   }
 

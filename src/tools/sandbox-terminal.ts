@@ -28,6 +28,7 @@ import { reaper } from "./reaper.js";
 import { BWRAP, bwrapArgs, runtimeMounts, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
+import { CLOSE_DESCRIPTORS } from "./sandbox-run.js";
 import { seccompFilter } from "./seccomp.js";
 
 /** The command's shell waits for pith's "go" on 5, then closes the handshake's descriptors. */
@@ -80,7 +81,7 @@ export class TerminalSandbox {
     const runtime = runtimeMounts();
     const all: SandboxMounts = { cwd: mounts.cwd, hidden: [...mounts.hidden, ...runtime.hidden], readOnly: [...mounts.readOnly, ...runtime.readOnly] };
     // $1 is the launcher's word: "cgroup" (joined) or "rlimit" (not: the same limits as where no cgroup can be made)
-    const gated = `${GATE}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
+    const gated = `${GATE}${CLOSE_DESCRIPTORS}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
     this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds)];
   }
 
