@@ -143,7 +143,7 @@ export const Settings = z.object({
           memoryMB: z.int().positive(),
           /** combined output in MiB (default 100): the command is killed past it */
           outputMB: z.int().positive(),
-          /** the private /tmp's size in MiB (default 512) */
+          /** the memory-backed space one command can fill, in MiB (default 512): the private /tmp and /dev/shm (a quarter, at most 64 MiB) together */
           tmpMB: z.int().positive(),
         })
         .partial(),

@@ -11,6 +11,7 @@ import { COMMANDS, parseCommandLine, takesStore, type CommandName } from "./args
 import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { printError } from "./error-text.js";
+import { closeInheritedDescriptors } from "./inherited-fds.js";
 import { COMMAND_USAGE, USAGE } from "./help.js";
 import { runJsonMode } from "./json-mode.js";
 import { sessionFileOf } from "./session-ref.js";
@@ -55,6 +56,8 @@ function settingsFlags(str: (name: string) => string | undefined, has: (name: st
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // first, before anything is opened or started: no descriptor of pith's parent reaches a child
+  const inherited = closeInheritedDescriptors();
   const parsed = parseCommandLine(argv);
   if (parsed.kind === "help") {
     printOut((parsed.command ? COMMAND_USAGE[parsed.command] : USAGE) + "\n");
@@ -69,6 +72,7 @@ export async function main(argv: string[]): Promise<number> {
   const usage = (message: string) => usageError(message, command);
   // acp: an editor shows all of stderr to the user; quiet unless a level is asked for (logger.ts)
   const log = command === "acp" ? createAcpLogger(str("--log-level")) : createLogger(str("--log-level"));
+  if (inherited.length > 0) log.debug({ fds: inherited }, "closed descriptors inherited without close-on-exec");
   const json = has("--json");
   // flags are checked per command already: the ones a command does not take are absent here
   const trusted = settingsFlags(str, has);

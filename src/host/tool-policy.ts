@@ -10,7 +10,7 @@ import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPoli
 import { pathKind } from "../tools/sandbox-mounts.js";
 import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
 import { isInside } from "../tools/paths.js";
-import { unixSocketFilter } from "../tools/seccomp.js";
+import { seccompFilter } from "../tools/seccomp.js";
 import { toolEnvironment } from "../tools/tool-env.js";
 import type { EditorPorts } from "../tools/editor-ports.js";
 import type { ToolContext } from "../tools/types.js";
@@ -121,7 +121,7 @@ export function sandboxSummary(settings: Settings): string {
   if (mode === "off") return "sandbox: off (the model's bash commands run as you, unconfined)";
   if (!sandboxAvailable().ok) return `sandbox: ${mode} (bubblewrap cannot run: bash is refused)`;
   const network = { off: "network off", isolated: "network on (isolated)", host: "network on (host network)" }[sandboxNetwork(settings)];
-  const sockets = unixSocketFilter() ? "" : ", unix sockets not filtered (no seccomp filter for this architecture)";
+  const sockets = seccompFilter() ? "" : ", sockets not filtered (no seccomp filter for this architecture)";
   return `sandbox: ${mode}, ${network}${sockets}`;
 }
 

@@ -21,6 +21,7 @@
 // it does, since they are mounted last (see docs/security.md for what is left).
 import { lstatSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
+import { tmpfsSizes } from "./sandbox-tmpfs.js";
 
 /**
  * What a sandboxed command sees of the file system besides the read-only root: paths pith
@@ -162,7 +163,7 @@ export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[]
   if (around.some((h) => h === cwd) || (around.length > 0 && cwd !== resolve(mounts.cwd))) {
     throw new Error(`the working directory ${mounts.cwd} lies inside ${around[0]}, which the sandbox hides`);
   }
-  const tmpBytes = String(policy.limits.tmpMB * 1024 * 1024);
+  const tmpBytes = String(tmpfsSizes(policy.limits.tmpMB).tmp);
   // the private /tmp first: a cwd or a shown directory under the host's /tmp is bound after it
   const ops: MountOp[] = [{ path: "/tmp", args: ["--size", tmpBytes, "--tmpfs", "/tmp"] }];
   if (writable) {

@@ -11,13 +11,22 @@ import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts,
 import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { seccompFilter } from "./seccomp.js";
+
+/**
+ * The command's shell closes every descriptor above 2 before the command: the daemon already
+ * closed what its parent leaked (cli/inherited-fds.ts), and bwrap closes its handshake
+ * descriptors, so this is for a spawner that is not pith (an editor's terminal) and for a leak
+ * nobody knows of yet. A shell without descriptor numbers past 9 (dash, where bash is missing)
+ * closes 3-9 only.
+ */
+export const CLOSE_DESCRIPTORS = `for f in /proc/self/fd/*; do n=\${f##*/}; case $n in [0-2]) ;; [3-9]) eval "exec $n>&-" ;; *) [ -z "\${BASH_VERSION-}" ] || eval "exec $n>&-" ;; esac; done; unset f n; `;
 
 export class SandboxRun {
   readonly file = BWRAP;
   readonly args: string[];
   readonly extraStdio: number;
-  private readonly filter = unixSocketFilter();
+  private readonly filter = seccompFilter();
   private readonly fds: SandboxFds;
   private readonly cgroup: CommandCgroup | undefined;
   private net?: SandboxNet;
@@ -38,7 +47,7 @@ export class SandboxRun {
     const root = process.getuid?.() === 0;
     this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5, rootInNamespace: !root } : {}) };
     this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
-    const limited = this.cgroup ? script : rlimitPrefix(policy.limits) + script;
+    const limited = CLOSE_DESCRIPTORS + (this.cgroup ? "" : rlimitPrefix(policy.limits)) + script;
     try {
       this.args = bwrapArgs(policy, withRuntimeDirs(mounts), [shell, "-c", limited], this.fds);
     } catch (err) {

@@ -29,7 +29,8 @@ import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts,
 import { releasePlaceholders } from "./sandbox-mounts.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
-import { unixSocketFilter } from "./seccomp.js";
+import { CLOSE_DESCRIPTORS } from "./sandbox-run.js";
+import { seccompFilter } from "./seccomp.js";
 
 /** The command's shell waits for pith's "go" on 5, then closes the handshake's descriptors. */
 const GATE = `read -r go <&5 && [ "$go" = go ] || { echo "pith: the command was not started (pith went away before its sandbox was ready)" >&2; exit 125; }; exec 3<&- 4>&- 5<&-; `;
@@ -65,7 +66,7 @@ export class TerminalSandbox {
     script: string,
     private readonly dir: string,
   ) {
-    const filter = unixSocketFilter();
+    const filter = seccompFilter();
     this.isolated = policy.network === "isolated";
     const root = process.getuid?.() === 0;
     const fds: SandboxFds = { ...(filter ? { seccomp: 3 } : {}), info: 4, newSession: true, ...(this.isolated ? { rootInNamespace: !root } : {}) };
@@ -80,7 +81,7 @@ export class TerminalSandbox {
     this.procsFiles = this.cgroup?.procsFiles ?? [];
     const all = withRuntimeDirs(mounts);
     // $1 is the launcher's word: "cgroup" (joined) or "rlimit" (not: the same limits as where no cgroup can be made)
-    const gated = `${GATE}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
+    const gated = `${GATE}${CLOSE_DESCRIPTORS}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
     try {
       this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds)];
     } catch (err) {

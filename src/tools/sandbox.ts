@@ -7,18 +7,25 @@
 // The command also gets its own pid namespace and /proc, so it cannot see the daemon's process
 // (whose /proc/<pid>/environ holds the API key), and `--die-with-parent` plus the namespace mean
 // every process of the command dies when the daemon does. More walls, each in its own file:
-//   seccomp.ts        no AF_UNIX sockets, so no way to the user's agents and services by path;
+//   seccomp.ts        sockets of AF_INET, AF_INET6 and AF_NETLINK only: no AF_UNIX (the user's agents
+//                     and services, by path), no AF_VSOCK (the host's, outside the network namespace);
 //   sandbox-net.ts    network off, or its own namespace with no path to the host's loopback;
 //   sandbox-cgroup.ts limits on processes and memory, cgroup v1 or v2 (sandbox-cgroup-v2.ts) where
-//                     the daemon can make cgroups (the private /tmp's size is bwrap's --size);
+//                     the daemon can make cgroups (the private /tmp's and /dev/shm's sizes are bwrap's --size);
 //   sandbox-run.ts    puts them together for one command.
 // /run (sockets of D-Bus, systemd, docker, the user's runtime dir) is hidden as well: the seccomp
 // filter already stops connecting, and what is not seen cannot be probed.
+// The rest of the box: its own IPC namespace (no System V shared memory, message queue or
+// semaphore of the user's processes can be attached; the command's own go with it); /dev made by
+// bwrap (null, zero, full, random, urandom, tty, its own pts) and then read-only, since it is a
+// tmpfs as large as half the RAM that no limit counts; /dev/shm its own tmpfs. tmpMB bounds the
+// memory-backed space a command can fill: /tmp and /dev/shm together (tmpfsSizes).
 import { spawnSync } from "node:child_process";
 import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
 import type { SandboxMode } from "../../protocol/settings.js";
 import { mountArgs, type SandboxMounts } from "./sandbox-mounts.js";
+import { tmpfsSizes } from "./sandbox-tmpfs.js";
 
 /**
  * off       no network at all (not even 127.0.0.1): the default;
@@ -33,7 +40,7 @@ export interface SandboxLimits {
   /** processes and threads at once */
   processes: number;
   memoryMB: number;
-  /** the private /tmp's size */
+  /** the memory-backed space a command can fill: the private /tmp and /dev/shm together */
   tmpMB: number;
 }
 
@@ -106,11 +113,16 @@ export function sandboxAvailable(): { ok: true } | { ok: false; reason: string }
  */
 export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}): string[] {
   const ops = mountArgs(policy, mounts);
+  const sizes = tmpfsSizes(policy.limits.tmpMB);
   return [
     "--ro-bind", "/", "/",
     "--dev", "/dev",
+    "--perms", "1777", "--size", String(sizes.shm), "--tmpfs", "/dev/shm",
+    // not recursive: the device nodes, /dev/pts and /dev/shm are mounts of their own and stay writable
+    "--remount-ro", "/dev",
     "--proc", "/proc",
     "--unshare-pid",
+    "--unshare-ipc",
     "--die-with-parent",
     ...(policy.network === "host" ? [] : ["--unshare-net"]),
     ...(fds.rootInNamespace ? ["--unshare-user", "--uid", "0", "--gid", "0"] : []),

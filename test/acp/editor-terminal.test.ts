@@ -6,7 +6,7 @@
 // environment than pith gives its commands (the editor adds its own: the launcher drops it).
 import * as acp from "@agentclientprotocol/sdk";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { sandboxAvailable } from "../../src/tools/sandbox.js";
@@ -112,6 +112,25 @@ test("terminal advertised, sandboxed session: terminal/create runs bwrap with pi
   assert.match(result, /Command failed with exit code 3/);
   assert.deepEqual(a.violations, []);
   assert.deepEqual(a.wireProblems(), []);
+  await a.end();
+});
+
+test("terminal advertised, sandboxed session: descriptors the editor leaks into its terminal (fds 7 and 25) do not reach the command", { skip: noBwrap }, async (t) => {
+  const { home, cwd } = setup(t);
+  t.after(() => drainFake(fake));
+  const leaked = [openSync(join(home, "editor-file-a"), "w"), openSync(join(home, "editor-file-b"), "w")];
+  t.after(() => leaked.forEach((fd) => closeSync(fd)));
+  const terms = testTerminals(EDITOR_ENV, { 7: leaked[0], 25: leaked[1] });
+  const a = await startAcp(t, { home, fake, cwd, clientCapabilities: { terminal: true }, handlers: terms.handlers });
+  const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  const command = "ls -l /proc/self/fd | sed -n 's/.* \\([0-9][0-9]*\\) -> \\(.*\\)/fd \\1 -> \\2/p'";
+  fake.enqueue(toolUseReply("bash", { command }), textReply("listed"));
+  await a.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: "list them" }] });
+  const result = lastToolResult().replace(/\\n/g, "\n");
+  assert.match(result, /fd 0 -> /, result);
+  const extra = [...result.matchAll(/fd (\d+) -> ([^\s"]*)/g)].filter(([, n, target]) => Number(n) > 2 && !/^\/proc\/\d+\/fd$/.test(target));
+  assert.deepEqual(extra.map(([line]) => line), [], `only fds 0-2 reach the command: ${result}`);
+  assert.deepEqual(a.violations, []);
   await a.end();
 });
 

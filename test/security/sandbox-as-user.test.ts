@@ -16,6 +16,7 @@ import { bwrapProblem, installFor, ownedDir, unprivilegedUser, type Install, typ
 import { Cleanup, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { assertMemoryBounded, MEMORY_BACKED_PROBE, PROBE_TMP_MB } from "../support/memory-backed.js";
 import { modelCalls } from "../support/model-tools.js";
 
 const probe = sandboxAvailable();
@@ -180,6 +181,19 @@ test(`as an unprivileged user (${user.name}): a .pith linked to pith's home (by 
     assert.ok(!r.text.includes(token), `the token leaked:\n${r.text}`);
     assert.doesNotMatch(r.text, /^token$|\.jsonl/m, `pith's home is listed:\n${r.text}`);
   }
+  assert.deepEqual(d.peer.violations, []);
+  d.endStdin();
+  await d.waitExit();
+  await drainFake(fake);
+});
+
+test(`as an unprivileged user (${user.name}), rlimits and no cgroup: /dev/shm and /tmp together hold tmpMB (${PROBE_TMP_MB} MiB), /dev is read-only`, { skip }, async (t) => {
+  const s = await setUp(t);
+  const d = startDaemon(t, s, { sandbox: { limits: { tmpMB: PROBE_TMP_MB } } });
+  await d.peer.initialize();
+  const { sessionId } = await d.peer.request("createSession", { cwd: s.cwd });
+  const r = await modelCalls(d.peer, fake, sessionId, "bash", { command: MEMORY_BACKED_PROBE, timeout: 30 });
+  assertMemoryBounded(r.text);
   assert.deepEqual(d.peer.violations, []);
   d.endStdin();
   await d.waitExit();

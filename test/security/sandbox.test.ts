@@ -30,7 +30,9 @@ function mounts(args: string[]): string[][] {
   const out: string[][] = [];
   assert.deepEqual(args.slice(0, 3), ["--ro-bind", "/", "/"], "everything starts read-only");
   for (let i = 3; i < args.length && args[i] !== "--"; i++) {
-    if (args[i] === "--tmpfs" || args[i] === "--remount-ro") out.push([args[i].replace(/^--/, ""), args[++i]]);
+    // (the /dev/shm and read-only /dev of the fixed flags, before every other mount: sandbox-dev.test.ts)
+    if ((args[i] === "--tmpfs" && args[i + 1] === "/dev/shm") || (args[i] === "--remount-ro" && args[i + 1] === "/dev")) i++;
+    else if (args[i] === "--tmpfs" || args[i] === "--remount-ro") out.push([args[i].replace(/^--/, ""), args[++i]]);
     else if (["--bind", "--ro-bind", "--bind-try", "--ro-bind-try"].includes(args[i])) {
       out.push([args[i].replace(/^--/, ""), args[i + 2]]);
       i += 2;

@@ -21,8 +21,11 @@ export interface TestTerminals {
   handlers(app: acp.ClientApp): void;
 }
 
-/** `editorEnv`: what the "editor's" own environment adds (an editor passes its environment on). */
-export function testTerminals(editorEnv: Record<string, string> = {}): TestTerminals {
+/**
+ * `editorEnv`: what the "editor's" own environment adds (an editor passes its environment on);
+ * `leakFds`: descriptors the "editor" leaks into its terminals (fd number there -> an open fd here).
+ */
+export function testTerminals(editorEnv: Record<string, string> = {}, leakFds: Record<number, number> = {}): TestTerminals {
   const requests: TestTerminals["requests"] = [];
   const running = new Map<string, Running>();
   let next = 0;
@@ -35,7 +38,12 @@ export function testTerminals(editorEnv: Record<string, string> = {}): TestTermi
     app.onRequest(acp.methods.client.terminal.create, ({ params }) => {
       requests.push({ method: "terminal/create", params });
       const env = { ...process.env, ...editorEnv, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
-      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, env, stdio: ["ignore", "pipe", "pipe"] });
+      const stdio: ("ignore" | "pipe" | number)[] = ["ignore", "pipe", "pipe"];
+      for (const [at, fd] of Object.entries(leakFds)) {
+        while (stdio.length <= Number(at)) stdio.push("ignore");
+        stdio[Number(at)] = fd;
+      }
+      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, env, stdio });
       const limit = params.outputByteLimit ?? Infinity;
       const r: Running = {
         child,

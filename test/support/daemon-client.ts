@@ -138,6 +138,18 @@ export interface DaemonAs {
   user?: { uid: number; gid: number };
   /** the pith executable (default: this checkout's bin/pith) */
   bin?: string;
+  /** more descriptors the daemon inherits: its fd number -> an open descriptor of the test's */
+  passFds?: Record<number, number>;
+}
+
+/** stdin, stdout, stderr as pipes, then `passFds` at their numbers (nothing open in between). */
+function daemonStdio(passFds: Record<number, number> = {}): ("pipe" | "ignore" | number)[] {
+  const stdio: ("pipe" | "ignore" | number)[] = ["pipe", "pipe", "pipe"];
+  for (const [at, fd] of Object.entries(passFds)) {
+    while (stdio.length <= Number(at)) stdio.push("ignore");
+    stdio[Number(at)] = fd;
+  }
+  return stdio;
 }
 
 export class DaemonProcess {
@@ -148,7 +160,7 @@ export class DaemonProcess {
 
   constructor(t: Hooks, args: string[], opts: DaemonEnvOptions & DaemonAs & { cwd: string }) {
     const as = opts.user ? { uid: opts.user.uid, gid: opts.user.gid } : {};
-    this.proc = spawn(opts.bin ?? BIN, args, { cwd: opts.cwd, env: daemonEnv(opts), stdio: ["pipe", "pipe", "pipe"], ...as });
+    this.proc = spawn(opts.bin ?? BIN, args, { cwd: opts.cwd, env: daemonEnv(opts), stdio: daemonStdio(opts.passFds), ...as });
     this.proc.stderr!.setEncoding("utf8").on("data", (d: string) => (this.stderr += d));
     this.proc.stdin!.on("error", () => {}); // writing to a daemon that is gone
     this.exited = new Promise((resolve) => {
