@@ -37,16 +37,18 @@ test(`/dev/shm and /tmp together hold sandbox.limits.tmpMB (${PROBE_TMP_MB} MiB)
   await drainFake(fake);
 });
 
-test("bwrap's arguments: /dev, then its /dev/shm sized within tmpMB, then /dev read-only, before any other mount; its own IPC namespace", () => {
+test("bwrap's arguments: /dev, then its /dev/shm sized within tmpMB, then /dev read-only, before any other mount; its own IPC namespace", (t) => {
+  // a real directory: the mounts are checked on disk when the arguments are built
+  const app = tempDir(t);
   const policy = { mode: "workspace-write" as const, network: "off" as const, writableRoots: [], limits: { ...DEFAULT_LIMITS, tmpMB: 512 } };
-  const args = bwrapArgs(policy, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh"]);
+  const args = bwrapArgs(policy, { cwd: app, hidden: [], readOnly: [] }, ["sh"]);
   const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
   const dev = at("--dev", "/dev");
   assert.ok(dev > 0, args.join(" "));
   assert.deepEqual(args.slice(dev + 2, dev + 10), ["--perms", "1777", "--size", String(64 * 1024 * 1024), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]);
   assert.equal(args[at("--tmpfs", "/tmp") - 1], String(448 * 1024 * 1024), "/tmp gets the rest of tmpMB");
-  assert.ok(at("--tmpfs", "/tmp") > dev + 9 && at("--bind", "/work/app") > dev + 9);
+  assert.ok(at("--tmpfs", "/tmp") > dev + 9 && at("--bind", app) > dev + 9);
   assert.ok(args.includes("--unshare-ipc"));
-  const small = bwrapArgs({ ...policy, limits: { ...DEFAULT_LIMITS, tmpMB: 16 } }, { cwd: "/work/app", hidden: [], readOnly: [] }, ["sh"]);
+  const small = bwrapArgs({ ...policy, limits: { ...DEFAULT_LIMITS, tmpMB: 16 } }, { cwd: app, hidden: [], readOnly: [] }, ["sh"]);
   assert.equal(small[small.indexOf("/dev/shm") - 2], String(4 * 1024 * 1024), "a quarter of a small tmpMB");
 });
