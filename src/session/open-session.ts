@@ -24,6 +24,8 @@ export interface OpenOptions {
   sink?: DurableSink;
   /** how clients name the file (default: its path) */
   locator?: string;
+  /** checks the header before anything is taken or changed (no lock, no migration); throws to refuse the file */
+  admit?: (header: SessionHeader) => void;
 }
 
 export interface CreateOptions {
@@ -62,17 +64,19 @@ export function beginOpen(path: string, options: OpenOptions): OpeningFile {
     throw pathError(err, file) ?? err;
   }
   if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
-  // not a session: refused before a lock file is created beside it
+  // not a session (or one the caller refuses): refused before a lock file is created beside it
+  let header: SessionHeader;
   try {
     const probe = openSync(file, "r");
     try {
-      assertSessionHeader(probe, file);
+      header = assertSessionHeader(probe, file);
     } finally {
       closeSync(probe);
     }
   } catch (err) {
     throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
   }
+  options.admit?.(header);
   let lock: FileLock | null = null;
   try {
     if (!options.readOnly) lock = FileLock.acquire(file);

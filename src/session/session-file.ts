@@ -48,6 +48,7 @@ export class SessionFile {
   private readonly appender: EntryAppender;
   private readonly context: ContextRecords;
   private labelCache: Map<string, string> | null = null;
+  private workCwd: string | undefined;
   private readonly unreadContexts = new UnreadContexts(); // their messages are built before the file closes
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined, options: OpenOptions) {
@@ -103,8 +104,16 @@ export class SessionFile {
   get sessionId(): string {
     return this.headerValue.id;
   }
+  /** where the session works: its header's cwd, unless the opener chose another (workIn) */
   get cwd(): string {
-    return this.headerValue.cwd;
+    return this.workCwd ?? this.headerValue.cwd;
+  }
+  /**
+   * Works in `cwd` while open, not in the header's: tools, settings and forks use it; the header
+   * on disk stays as it was (nothing stored is rewritten). Set before the session goes live.
+   */
+  workIn(cwd: string): void {
+    this.workCwd = cwd;
   }
   /** the active position: appends become its children; null = before the first entry */
   get leafId(): string | null {
