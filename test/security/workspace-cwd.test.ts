@@ -7,8 +7,9 @@
 // it comes from; a cwd taken from a file is never silently as wide as the home directory or `/`;
 // openSession's `cwd` names where the session works instead, and the stored header stays.
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { after, before, test, type TestContext } from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
 import pg from "pg";
@@ -258,6 +259,21 @@ test("pith store import of a file whose cwd is pith's home or the home directory
   const owner = (await c.query("SELECT node_id, epoch FROM owners WHERE session_id = $1", [id])).rows[0];
   assert.deepEqual(owner, { node_id: null, epoch: "1" }, "the session was not taken (epoch is a bigint: pg gives it as text)");
   await c.end();
+});
+
+test("offline, a session created without a cwd works in a private scratch project in the OS temp dir, never in pith's home", async (t) => {
+  checkDist(t);
+  const { parent, home } = pithHome(t);
+  const d = startRpcDaemon(t, { home, cwd: parent });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", {});
+  t.after(() => rmSync(s.state.cwd, { recursive: true, force: true }));
+  assert.equal(dirname(s.state.cwd), tmpdir(), s.state.cwd);
+  assert.match(basename(s.state.cwd), /^pith-demo-/);
+  assert.equal(statSync(s.state.cwd).mode & 0o777, 0o700, "made by mkdtemp: private");
+  assert.ok(existsSync(join(s.state.cwd, "notes.md")), "with the demo's files");
+  const again = await d.peer.request("createSession", {});
+  assert.equal(again.state.cwd, s.state.cwd, "one scratch project per daemon");
 });
 
 // ---- as an unprivileged user ----------------------------------------------------------------------
