@@ -62,7 +62,7 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
     if (opts.session) {
       const sessionFile = opts.store?.kind === "postgres" ? opts.session : sessionFileOf(opts.session);
       // a file from outside the store (a colleague's, a download) works here, never where its header says
-      const cwd = host.isStoreFile(sessionFile) ? undefined : (opts.cwd ?? process.cwd());
+      const cwd = host.workspaces.isStoreFile(sessionFile) ? undefined : (opts.cwd ?? process.cwd());
       session = await host.open({ sessionFile, ...(cwd === undefined ? {} : { cwd }) });
       existing = true;
     } else {

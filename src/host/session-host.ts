@@ -1,13 +1,10 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, gives each the providers its settings configure (host-models.ts),
 // routes permission questions to clients, and unloads idle sessions.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
-import { DEMO_FILES } from "../llm/demo-script.js";
 import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
@@ -16,7 +13,7 @@ import type { SessionRef, SessionStore } from "../session/store.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
-import { callerCwd, callerPath } from "./caller-paths.js";
+import { callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { hostErrorOf, movedError } from "./store-errors.js";
 import { LiveSession } from "./live-session.js";
@@ -26,7 +23,7 @@ import type { SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
-import { checkWorkspace, realAsFarAsItGoes, type CwdOrigin } from "./workspace.js";
+import { SessionWorkspaces } from "./session-workspaces.js";
 
 export { hostErrorOf } from "./store-errors.js";
 
@@ -55,6 +52,7 @@ export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
   readonly offline: boolean;
   readonly store: SessionStore;
+  readonly workspaces: SessionWorkspaces;
   /** sessions another node took from this one, and who has them: answered with SessionMoved */
   private readonly moved = new Map<string, SessionOwner>();
   /** providers, their clients and what their servers serve */
@@ -69,6 +67,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
+    this.workspaces = new SessionWorkspaces(() => this.env, options.sessionsDir, this.store.kind === "file");
     this.modelSources = new HostModels(options.logger, options.script, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
     if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
@@ -165,10 +164,9 @@ export class SessionHost {
     return this.settingsFor(cwd).settings;
   }
 
-  /** requested: the model createSession asked for (then the settings' default is not consulted) */
+  /** Every session goes live here, its cwd checked whatever opened it. requested: the model createSession asked for (then the settings' default is not consulted) */
   private live(file: SessionFile, requested?: string): LiveSession {
-    // every session goes live here: whatever opened it, its cwd is never pith's own
-    this.workspace(file.cwd, "store");
+    this.workspaces.check(file.cwd, "store");
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
@@ -191,41 +189,8 @@ export class SessionHost {
     return session;
   }
 
-  /** pith's own places no session may work in: its home and the sessions folder. */
-  private get pithPaths(): string[] {
-    return [pithHome(this.env), this.options.sessionsDir];
-  }
-
-  /** The one rule for where a session works (workspace.ts): -32602 with a reason, before anything runs. */
-  private workspace(cwd: unknown, origin: CwdOrigin): void {
-    checkWorkspace(cwd, origin, { pithPaths: this.pithPaths, userHome: this.env.HOME });
-  }
-
-  /** Whether a session file lies in this host's own store (its header was written by pith or checked when imported). */
-  isStoreFile(sessionFile: string): boolean {
-    if (this.store.kind !== "file") return true;
-    const dir = realAsFarAsItGoes(resolve(this.options.sessionsDir));
-    const file = realAsFarAsItGoes(resolve(sessionFile));
-    return file.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
-  }
-
-  /**
-   * Offline, a session created without a cwd works in a scratch project with the demo's files:
-   * one per daemon, private (mkdtemp), in the OS temp dir (never in pith's home, where no
-   * session may work). The one cwd pith picks by itself, as `pith demo` does.
-   */
-  private demoProject(): string {
-    if (this.demoDir) return this.demoDir;
-    const dir = mkdtempSync(join(tmpdir(), "pith-demo-"));
-    for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(dir, name), content);
-    this.demoDir = dir;
-    return dir;
-  }
-  private demoDir: string | undefined;
-
   async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
-    const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
-    this.workspace(cwd, "request");
+    const cwd = this.workspaces.requested(params.cwd ?? (this.offline ? this.workspaces.demoProject() : process.cwd()));
     // a local server's window comes from its answer: wait for it (bounded) before choosing the model
     const discovering = this.modelSources.ready(this.userSettings(cwd));
     if (discovering) await discovering;
@@ -245,18 +210,12 @@ export class SessionHost {
   }
 
   /**
-   * Opens a session (or finds it live). The file is read in slices that give the event loop back,
-   * so opening a 100 MB session does not stall the daemon's other sessions.
+   * Opens a session (or finds it live), working in `cwd` when one is named, whatever its header says. The
+   * file is read in slices that give the event loop back, so a 100 MB session does not stall the others.
    */
   async open(ref: SessionRef & { cwd?: string }): Promise<LiveSession> {
-    // the directory the caller names: the session works there, whatever its header says
-    const cwd = ref.cwd === undefined ? undefined : callerCwd(ref.cwd);
-    if (cwd !== undefined) this.workspace(cwd, "request");
-    const live = await this.opened(ref, cwd);
-    if (cwd !== undefined && live.file.cwd !== cwd) {
-      throw new HostError(ErrorCode.InvalidParams, `session ${live.id} is already open here, working in ${live.file.cwd}; close it first to open it in ${cwd}`, { reason: "CwdDiffers", cwd: live.file.cwd, requested: cwd });
-    }
-    return live;
+    const cwd = ref.cwd === undefined ? undefined : this.workspaces.requested(ref.cwd);
+    return this.workspaces.workingIn(await this.opened(ref, cwd), cwd);
   }
 
   /** The session live (found, or opened working in `cwd` or its header's checked cwd). */
@@ -264,9 +223,8 @@ export class SessionHost {
     // one key per session where the store can tell (its id and `pg:<id>` are one session)
     const key = "sessionId" in ref ? ref.sessionId : (this.store.sessionIdOf?.(ref) ?? ref.sessionFile);
     for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
-    // a file from elsewhere (a colleague's, a download) says where it worked; the store's own were checked when made
-    const origin: CwdOrigin = "sessionFile" in ref && !this.isStoreFile(ref.sessionFile) ? "file" : "store";
-    const admit = cwd === undefined ? (header: { cwd?: unknown }) => this.workspace(header.cwd, origin) : undefined;
+    const origin = this.workspaces.originOf(ref);
+    const admit = cwd === undefined ? (header: { cwd?: unknown }) => this.workspaces.check(header.cwd, origin) : undefined;
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
@@ -279,8 +237,8 @@ export class SessionHost {
         }
         try {
           // the header as read in full (it could have changed since admit saw it), or the caller's cwd
-          if (cwd !== undefined) opened.workIn(cwd);
-          else this.workspace(opened.cwd, origin);
+          if (cwd === undefined) this.workspaces.check(opened.cwd, origin);
+          else opened.workCwd = cwd;
           await opened.warmContextAsync();
           const discovering = this.modelSources.ready(this.userSettings(opened.cwd));
           if (discovering) await discovering;

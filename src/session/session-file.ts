@@ -48,7 +48,8 @@ export class SessionFile {
   private readonly appender: EntryAppender;
   private readonly context: ContextRecords;
   private labelCache: Map<string, string> | null = null;
-  private workCwd: string | undefined;
+  /** where the session works (`cwd`) when its opener named a directory, set before it goes live; the header on disk keeps its own */
+  workCwd: string | undefined;
   private readonly unreadContexts = new UnreadContexts(); // their messages are built before the file closes
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined, options: OpenOptions) {
@@ -104,16 +105,8 @@ export class SessionFile {
   get sessionId(): string {
     return this.headerValue.id;
   }
-  /** where the session works: its header's cwd, unless the opener chose another (workIn) */
   get cwd(): string {
     return this.workCwd ?? this.headerValue.cwd;
-  }
-  /**
-   * Works in `cwd` while open, not in the header's: tools, settings and forks use it; the header
-   * on disk stays as it was (nothing stored is rewritten). Set before the session goes live.
-   */
-  workIn(cwd: string): void {
-    this.workCwd = cwd;
   }
   /** the active position: appends become its children; null = before the first entry */
   get leafId(): string | null {
@@ -291,10 +284,7 @@ export class SessionFile {
     return this.append({ type: "branch_summary", fromId: targetId ?? "root", summary, details, fromHook });
   }
 
-  /**
-   * Writes a new session file holding the path root -> `entryId` (labels on it carried over)
-   * and opens it for writing. Its header names this session as `parentSession`.
-   */
+  /** Writes and opens for writing a new session file of the path root -> `entryId` (its labels too), its header naming this session as `parentSession`. */
   fork(entryId: string, options: ForkOptions = {}): SessionFile {
     this.index.require(entryId);
     const lines: ForkLine[] = [];
