@@ -195,9 +195,16 @@ const createSession = {
   result: SessionOpened,
 } satisfies MethodDef;
 
+/**
+ * openSession's `cwd` (added in version 1): the directory the session works in while it is open,
+ * instead of the one its header names (the header is not rewritten). Relative paths resolve
+ * against the daemon's working directory; it must be an existing directory.
+ */
+const OpenCwd = { cwd: z.string().min(1).optional() };
+
 const openSession = {
   scope: "global",
-  params: z.union([z.strictObject({ sessionFile: z.string().min(1) }), z.strictObject({ sessionId: SessionId })], {
+  params: z.union([z.strictObject({ sessionFile: z.string().min(1), ...OpenCwd }), z.strictObject({ sessionId: SessionId, ...OpenCwd })], {
     error: "expected exactly one of sessionFile, sessionId",
   }),
   result: SessionOpened,

@@ -6,7 +6,8 @@ import { BadCursor, pageOf } from "./session-pages.js";
 import { absolute, acpError, type ConnectionState } from "./connection-state.js";
 
 export async function newSession(cx: ConnectionState, params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
-  const s = cx.follow(await cx.host.create({ cwd: absolute(params.cwd) }));
+  // a cwd pith will not use (missing, pith's own folder) is the editor's -32602 with its reason, not an internal error
+  const s = cx.follow(await cx.host.create({ cwd: absolute(params.cwd) }).catch((err) => Promise.reject(acpError(err))));
   cx.afterResponse(s.id);
   return { sessionId: s.id, ...cx.described(s) };
 }

@@ -2,12 +2,10 @@
 // folder with a messy notes.md), runs "Tidy up the notes" there with the offline model whatever
 // keys are set, and streams the reply as it comes: text on stdout, one line per tool call. Then
 // it says what to try next, in commands that work from any directory.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { SessionEvent } from "../host/event-buffer.js";
-import { DEMO_FILES, OFFLINE_HINT } from "../llm/demo-script.js";
+import { makeDemoProject } from "../host/session-workspaces.js";
+import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { exitCodeOf, runPrompt } from "./run-prompt.js";
 import { printOut } from "./terminal-out.js";
@@ -15,8 +13,7 @@ import { printOut } from "./terminal-out.js";
 const DEMO_PROMPT = "Tidy up the notes";
 
 export async function runDemo(log: Logger): Promise<number> {
-  const cwd = mkdtempSync(join(tmpdir(), "pith-demo-"));
-  for (const [name, content] of Object.entries(DEMO_FILES)) writeFileSync(join(cwd, name), content);
+  const cwd = makeDemoProject();
   const out = printOut;
   const args = new Map<string, unknown>();
   let inText = false;

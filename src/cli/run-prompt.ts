@@ -22,7 +22,7 @@ export interface PromptRunOptions {
   flags?: Settings;
   /** the session store (default: files under $PITH_HOME/sessions) */
   store?: StoreConfig;
-  /** where a new session works (default: the current directory) */
+  /** where a new session works, and a session file from outside the store (default: the current directory) */
   cwd?: string;
 }
 
@@ -36,8 +36,8 @@ export interface RunOutcome {
 }
 
 export interface PromptRunHooks {
-  /** the session is open: its header, and whether it runs the offline demo model */
-  opened(session: LiveSession, offline: boolean): void;
+  /** the session is open: its header, whether it runs the offline demo model, and whether it existed before (--session, --continue) */
+  opened(session: LiveSession, offline: boolean, existing: boolean): void;
   event(event: SessionEvent): void;
 }
 
@@ -57,11 +57,18 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
   const host = await hostOrExit(opts.log, 0, opts.flags, opts.store);
   if (!host) return undefined;
   let session: LiveSession;
+  let existing = false;
   try {
-    if (opts.session) session = await host.open({ sessionFile: opts.store?.kind === "postgres" ? opts.session : sessionFileOf(opts.session) });
-    else {
+    if (opts.session) {
+      const sessionFile = opts.store?.kind === "postgres" ? opts.session : sessionFileOf(opts.session);
+      // a file from outside the store (a colleague's, a download) works here, never where its header says
+      const cwd = host.workspaces.isStoreFile(sessionFile) ? undefined : (opts.cwd ?? process.cwd());
+      session = await host.open({ sessionFile, ...(cwd === undefined ? {} : { cwd }) });
+      existing = true;
+    } else {
       const last = opts.continueLast ? (await host.list(opts.cwd ?? process.cwd()))[0] : undefined;
       session = last ? await host.open({ sessionFile: last.file }) : await host.create({ cwd: opts.cwd ?? process.cwd() });
+      existing = last !== undefined;
     }
     const model = opts.model;
     const opened = session;
@@ -72,7 +79,7 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
     return undefined;
   }
   const outcome: RunOutcome = { sessionId: session.id, stopReason: "error", text: "", usage: {} };
-  hooks.opened(session, session.getState().model.provider === "scripted");
+  hooks.opened(session, session.getState().model.provider === "scripted", existing);
   const ended = new Promise<void>((resolve) => {
     session.subscribe((event) => {
       hooks.event(event);

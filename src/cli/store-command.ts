@@ -5,7 +5,10 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import type { Pool } from "pg";
 import type { Logger } from "pino";
-import { SessionError, type SessionSummary } from "../session/index.js";
+import { HostError } from "../host/host-error.js";
+import { checkWorkspace } from "../host/workspace.js";
+import { SessionError, defaultSessionsDir, pithHome, type SessionSummary } from "../session/index.js";
+import { parseObject } from "../session/listing-fields.js";
 import type { StoreConfig } from "./store-config.js";
 import { printErr, printOut } from "./terminal-out.js";
 
@@ -30,12 +33,14 @@ async function importFiles(pool: Pool, files: readonly string[]): Promise<number
   for (const file of files) {
     try {
       const lines = await readSessionLines(file);
+      // an imported session opens by id later, as the store's own: its cwd is checked as a file's now
+      checkWorkspace((parseObject(lines.header) ?? {}).cwd, "file", { pithPaths: [pithHome(), defaultSessionsDir()] });
       const id = await insertSession(pool, lines);
       printOut(`imported ${file} as ${id} (${lines.entries.length} entries${lines.skipped ? `, ${lines.skipped} lines that were not entries left out` : ""})\n`);
     } catch (err) {
       failed++;
       const e = err as NodeJS.ErrnoException;
-      printErr(`pith: ${file}: ${err instanceof SessionError ? `${err.code}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message ?? String(err)}\n`);
+      printErr(`pith: ${file}: ${err instanceof SessionError ? `${err.code}: ` : err instanceof HostError ? `${String((err.data as { reason?: unknown } | undefined)?.reason)}: ` : typeof e?.code === "string" ? `${e.code}: ` : ""}${e?.message ?? String(err)}\n`);
     }
   }
   return failed > 0 ? 1 : 0;

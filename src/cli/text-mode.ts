@@ -1,9 +1,15 @@
 // `pith -p "prompt"` (`--mode text`): one prompt for a person. stdout gets the final reply's text
 // and nothing else, so it can be piped; stderr gets one line per tool call as it ends, and one
-// for a compaction, a retry or an error. Offline, stderr first says it is the demo model.
+// for a compaction, a retry or an error. Offline, stderr first says it is the demo model; an
+// existing session (--session, --continue) first says the directory its tools will write in.
 import type { SessionEvent } from "../host/event-buffer.js";
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
 import { printErr, printOut } from "./terminal-out.js";
+
+/** A path as a terminal may show it: control characters (a directory named with an escape sequence) spelt out. */
+function visible(path: string): string {
+  return path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
 
 function oneLine(text: string, max = 120): string {
   const t = text.replace(/\s+/g, " ").trim();
@@ -25,8 +31,10 @@ export async function runTextMode(opts: PromptRunOptions): Promise<number> {
   const say = (text: string) => printErr(`${text}\n`);
   const args = new Map<string, Record<string, unknown>>();
   const outcome = await runPrompt(opts, {
-    opened(_session, offline) {
+    opened(session, offline, existing) {
       if (offline) say(`pith: ${OFFLINE_NOTICE}`);
+      // an existing session may work elsewhere than here: say where its tools will write
+      if (existing) say(`pith: session ${session.id.slice(0, 8)} works in ${visible(session.file.cwd)}`);
     },
     event(e: SessionEvent) {
       if (e.type === "tool_execution_start") args.set(String(e.toolCallId), e.args as Record<string, unknown>);

@@ -1,22 +1,19 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, gives each the providers its settings configure (host-models.ts),
 // routes permission questions to clients, and unloads idle sessions.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
-import { DEMO_FILES } from "../llm/demo-script.js";
 import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
 import type { SessionSummary } from "../session/list.js";
 import type { SessionRef, SessionStore } from "../session/store.js";
-import { PRIVATE_DIR } from "../session/atomic-write.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
 import { sandboxAvailable } from "../tools/sandbox.js";
-import { callerCwd, callerPath } from "./caller-paths.js";
+import { callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { hostErrorOf, movedError } from "./store-errors.js";
 import { LiveSession } from "./live-session.js";
@@ -26,6 +23,7 @@ import type { SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
+import { SessionWorkspaces } from "./session-workspaces.js";
 
 export { hostErrorOf } from "./store-errors.js";
 
@@ -54,6 +52,7 @@ export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
   readonly offline: boolean;
   readonly store: SessionStore;
+  readonly workspaces: SessionWorkspaces;
   /** sessions another node took from this one, and who has them: answered with SessionMoved */
   private readonly moved = new Map<string, SessionOwner>();
   /** providers, their clients and what their servers serve */
@@ -68,6 +67,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
+    this.workspaces = new SessionWorkspaces(() => this.env, options.sessionsDir, this.store.kind === "file");
     this.modelSources = new HostModels(options.logger, options.script, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
     if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
@@ -164,8 +164,9 @@ export class SessionHost {
     return this.settingsFor(cwd).settings;
   }
 
-  /** requested: the model createSession asked for (then the settings' default is not consulted) */
+  /** Every session goes live here, its cwd checked whatever opened it. requested: the model createSession asked for (then the settings' default is not consulted) */
   private live(file: SessionFile, requested?: string): LiveSession {
+    this.workspaces.check(file.cwd, "store");
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
@@ -188,16 +189,8 @@ export class SessionHost {
     return session;
   }
 
-  /** Offline, a session created without a cwd works in a scratch project with the demo's files. */
-  private demoProject(): string {
-    const dir = join(pithHome(this.options.env ?? process.env), "demo-project");
-    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
-    for (const [name, content] of Object.entries(DEMO_FILES)) if (!existsSync(join(dir, name))) writeFileSync(join(dir, name), content);
-    return dir;
-  }
-
   async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
-    const cwd = callerCwd(params.cwd ?? (this.offline ? this.demoProject() : process.cwd()));
+    const cwd = this.workspaces.requested(params.cwd ?? (this.offline ? this.workspaces.demoProject() : process.cwd()));
     // a local server's window comes from its answer: wait for it (bounded) before choosing the model
     const discovering = this.modelSources.ready(this.userSettings(cwd));
     if (discovering) await discovering;
@@ -217,17 +210,25 @@ export class SessionHost {
   }
 
   /**
-   * Opens a session (or finds it live). The file is read in slices that give the event loop back,
-   * so opening a 100 MB session does not stall the daemon's other sessions.
+   * Opens a session (or finds it live), working in `cwd` when one is named, whatever its header says. The
+   * file is read in slices that give the event loop back, so a 100 MB session does not stall the others.
    */
-  open(ref: SessionRef): Promise<LiveSession> {
+  async open(ref: SessionRef & { cwd?: string }): Promise<LiveSession> {
+    const cwd = ref.cwd === undefined ? undefined : this.workspaces.requested(ref.cwd);
+    return this.workspaces.workingIn(await this.opened(ref, cwd), cwd);
+  }
+
+  /** The session live (found, or opened working in `cwd` or its header's checked cwd). */
+  private opened(ref: SessionRef, cwd: string | undefined): Promise<LiveSession> {
     // one key per session where the store can tell (its id and `pg:<id>` are one session)
     const key = "sessionId" in ref ? ref.sessionId : (this.store.sessionIdOf?.(ref) ?? ref.sessionFile);
     for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
+    const origin = this.workspaces.originOf(ref);
+    const admit = cwd === undefined ? (header: { cwd?: unknown }) => this.workspaces.check(header.cwd, origin) : undefined;
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
-        const opened = await this.storeCall(() => this.store.open(ref));
+        const opened = await this.storeCall(() => this.store.open(ref, { admit }));
         // asked for by two names at once (its id and its file): the first one opened is the session
         const live = this.sessions.get(opened.sessionId);
         if (live) {
@@ -235,6 +236,9 @@ export class SessionHost {
           return live;
         }
         try {
+          // the header as read in full (it could have changed since admit saw it), or the caller's cwd
+          if (cwd === undefined) this.workspaces.check(opened.cwd, origin);
+          else opened.workCwd = cwd;
           await opened.warmContextAsync();
           const discovering = this.modelSources.ready(this.userSettings(opened.cwd));
           if (discovering) await discovering;

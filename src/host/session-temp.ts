@@ -12,6 +12,11 @@ import { pidAlive } from "../session/pid-alive.js";
 
 const NAME = /^pith-(\d+)-[0-9a-f]{8,32}-/;
 
+/** Whether a name in the OS temp dir is one of these directories' (some daemon's, live or not). */
+export function isSessionTempName(name: string): boolean {
+  return NAME.test(name);
+}
+
 function prefix(sessionId: string): string {
   // the whole id (as hex): a failed session's directories are found by it, never another's
   const tag = sessionId.replace(/[^0-9a-f]/gi, "").slice(0, 32).toLowerCase().padEnd(8, "0");

@@ -10,6 +10,7 @@ import { FileLock } from "./lock.js";
 import { writeNewFileAsync } from "./new-file.js";
 import { SessionFile } from "./session-file.js";
 import type { SessionRef, SessionStore } from "./store.js";
+import type { SessionHeader } from "./types.js";
 
 export class FileSessionStore implements SessionStore {
   readonly kind = "file" as const;
@@ -26,7 +27,7 @@ export class FileSessionStore implements SessionStore {
     return SessionFile.create({ cwd: options.cwd, sessionsDir: this.sessionsDir });
   }
 
-  async open(ref: SessionRef): Promise<SessionFile> {
+  async open(ref: SessionRef, options: { admit?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
     let path: string;
     if ("sessionId" in ref) {
       const found = await findSessionFileAsync(this.sessionsDir, checkSessionId(ref.sessionId, "openSession"));
@@ -36,7 +37,7 @@ export class FileSessionStore implements SessionStore {
     const file = resolve(path);
     let pending = this.opening.get(file);
     if (!pending) {
-      pending = SessionFile.openAsync(file).finally(() => this.opening.delete(file));
+      pending = SessionFile.openAsync(file, { admit: options.admit }).finally(() => this.opening.delete(file));
       this.opening.set(file, pending);
     }
     return pending;

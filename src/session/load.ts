@@ -112,9 +112,9 @@ function headerOf(line: RawLine): SessionHeader | string {
 
 /**
  * Reads only the first line, and at most MAX_HEADER_BYTES of it (a huge file without a newline is
- * not read whole): throws NotASession unless it is a session header (checked before locking anything).
+ * not read whole): throws NotASession unless it is a session header (checked before locking anything). Returns it.
  */
-export function assertSessionHeader(fd: number, file: string): void {
+export function assertSessionHeader(fd: number, file: string): SessionHeader {
   let buf = Buffer.allocUnsafe(64 * 1024);
   let filled = 0;
   let nl = -1;
@@ -140,6 +140,7 @@ export function assertSessionHeader(fd: number, file: string): void {
   const end = nl === -1 ? filled : nl > 0 && buf[nl - 1] === 0x0d ? nl - 1 : nl;
   const checked = headerOf({ buf, start: 0, end, offset: 0, length: end, lineNo: 1, terminated: nl !== -1 });
   if (typeof checked === "string") throw notASession(file, checked);
+  return checked;
 }
 
 export function scanSessionFile(fd: number, file: string, fullParse = false): ScanResult {

@@ -24,6 +24,8 @@ export interface OpenOptions {
   sink?: DurableSink;
   /** how clients name the file (default: its path) */
   locator?: string;
+  /** checks the header before anything is taken or changed (no lock, no migration); throws to refuse the file */
+  admit?: (header: SessionHeader) => void;
 }
 
 export interface CreateOptions {
@@ -62,20 +64,22 @@ export function beginOpen(path: string, options: OpenOptions): OpeningFile {
     throw pathError(err, file) ?? err;
   }
   if (!stat.isFile()) throw new SessionError("NotASession", `not a session file (${stat.isDirectory() ? "a directory" : "not a regular file"}): ${file}`, { file });
-  // not a session: refused before a lock file is created beside it. Opened without blocking and
-  // checked again through the descriptor: a file swapped for a FIFO since the stat (the model's
-  // bash can, in a folder it writes) must not stall the event loop
+  // not a session (or one the caller refuses): refused before a lock file is created beside it.
+  // Opened without blocking and checked again through the descriptor: a file swapped for a FIFO
+  // since the stat (the model's bash can, in a folder it writes) must not stall the event loop
+  let header: SessionHeader;
   try {
     const probe = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     try {
       if (!fstatSync(probe).isFile()) throw new SessionError("NotASession", `not a session file (not a regular file): ${file}`, { file });
-      assertSessionHeader(probe, file);
+      header = assertSessionHeader(probe, file);
     } finally {
       closeSync(probe);
     }
   } catch (err) {
     throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
   }
+  options.admit?.(header);
   let lock: FileLock | null = null;
   try {
     if (!options.readOnly) lock = FileLock.acquire(file);

@@ -48,6 +48,8 @@ export class SessionFile {
   private readonly appender: EntryAppender;
   private readonly context: ContextRecords;
   private labelCache: Map<string, string> | null = null;
+  /** where the session works (`cwd`) when its opener named a directory, set before it goes live; the header on disk keeps its own */
+  workCwd: string | undefined;
   private readonly unreadContexts = new UnreadContexts(); // their messages are built before the file closes
 
   private constructor(file: string, scan: ScanResult, fd: number, lock: FileLock | null, backupFile: string | undefined, options: OpenOptions) {
@@ -104,7 +106,7 @@ export class SessionFile {
     return this.headerValue.id;
   }
   get cwd(): string {
-    return this.headerValue.cwd;
+    return this.workCwd ?? this.headerValue.cwd;
   }
   /** the active position: appends become its children; null = before the first entry */
   get leafId(): string | null {
@@ -282,10 +284,7 @@ export class SessionFile {
     return this.append({ type: "branch_summary", fromId: targetId ?? "root", summary, details, fromHook });
   }
 
-  /**
-   * Writes a new session file holding the path root -> `entryId` (labels on it carried over)
-   * and opens it for writing. Its header names this session as `parentSession`.
-   */
+  /** Writes and opens for writing a new session file of the path root -> `entryId` (its labels too), its header naming this session as `parentSession`. */
   fork(entryId: string, options: ForkOptions = {}): SessionFile {
     this.index.require(entryId);
     const lines: ForkLine[] = [];

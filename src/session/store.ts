@@ -6,6 +6,7 @@
 // in-memory tree with synchronous reads, over the store's file or a local copy of its log.
 import type { SessionSummary } from "./list.js";
 import type { SessionFile } from "./session-file.js";
+import type { SessionHeader } from "./types.js";
 
 /** A session to open: by id, or by what a listing or getState called its file. */
 export type SessionRef = { sessionId: string } | { sessionFile: string };
@@ -18,9 +19,10 @@ export interface SessionStore {
   create(options: { cwd: string }): Promise<SessionFile>;
   /**
    * Opens a session for writing: takes it (the file's lock; a shared store's ownership). Refused
-   * with SessionLocked or SessionMoved while another live writer holds it.
+   * with SessionLocked or SessionMoved while another live writer holds it. `admit` sees the
+   * session's header before anything is taken or changed, and refuses it by throwing.
    */
-  open(ref: SessionRef): Promise<SessionFile>;
+  open(ref: SessionRef, options?: { admit?: (header: SessionHeader) => void }): Promise<SessionFile>;
   /** Every session (or a cwd's), newest first. */
   list(options?: { cwd?: string }): Promise<SessionSummary[]>;
   /** Removes a session not open here; refused while another live writer holds it. Returns what was deleted. */

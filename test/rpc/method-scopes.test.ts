@@ -4,7 +4,6 @@
 // user bash command): a method whose row says "exclusive" is refused with SessionBusy, every
 // other one is answered. Which methods those are is read from the table, never listed here.
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { ErrorCodes, METHOD_NAMES, METHOD_SCOPES, methods, parseParams, type MethodName, type ParamsOf } from "../../protocol/index.js";
@@ -82,8 +81,8 @@ async function call<M extends MethodName>(host: SessionHost, handlers: Handlers,
 
 function setup(t: TestContext, script: ConstructorParameters<typeof SessionHost>[0]["script"]) {
   const home = tempDir(t);
-  const cwd = join(home, "work");
-  mkdirSync(cwd);
+  // a project of its own: no session works inside pith's home
+  const cwd = tempDir(t);
   const host = new SessionHost({ sessionsDir: join(home, "sessions"), logger: createLogger("silent"), env: { PITH_HOME: home }, script });
   t.after(() => host.shutdown());
   return { host, cwd, handlers: methodHandlers(host, 100, { PITH_HOME: home }) };

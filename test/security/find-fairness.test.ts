@@ -7,8 +7,6 @@
 // covers most of it is what the old code did, however fast the machine).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { asEvent, FLOW_SETTINGS, startRpcDaemon, writeSettings, type RpcPeer } from "../support/daemon-client.js";
@@ -60,8 +58,8 @@ async function whileToolRuns(peer: RpcPeer, a: string, b: string, tool: string, 
 test(`find and ls over one directory of ${FILES} files: another session's getState is never stuck for a large share of the run`, { timeout: 300_000 }, async (t) => {
   const home = tempDir(t, "pith-fair-home-");
   const big = tempDir(t, "pith-fair-tree-");
-  const small = join(home, "other");
-  mkdirSync(small);
+  // a project of its own (no session works inside pith's home)
+  const small = tempDir(t, "pith-fair-other-");
   makeFlatDir(big);
   writeSettings(home, FLOW_SETTINGS);
   const d = startRpcDaemon(t, { home, fake, cwd: big });

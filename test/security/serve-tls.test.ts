@@ -58,7 +58,7 @@ test("serve --tls-cert/--tls-key: https URL; wss with the cert as CA initializes
   const peer = await d.connect(t);
   const init = await peer.initialize();
   assert.equal(typeof init.protocolVersion, "number");
-  const s = await peer.request("createSession", { cwd: home });
+  const s = await peer.request("createSession", { cwd: tempDir(t) });
   assert.equal(typeof s.sessionId, "string");
 
   // the same port, in clear: the TLS server sees no handshake and drops it

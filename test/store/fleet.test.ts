@@ -223,7 +223,8 @@ test("pith store import and export: a session file goes in and comes back byte f
   checkDist(t);
   const server = await startPostgres(t);
   const home = tempDir(t, "pith-store-cli-");
-  const file = SessionFile.create({ cwd: home, sessionsDir: join(home, "files") });
+  // the file's cwd is a project of its own (an import whose cwd is pith's home is refused)
+  const file = SessionFile.create({ cwd: tempDir(t, "pith-store-cli-project-"), sessionsDir: join(home, "files") });
   file.appendMessage({ role: "user", content: "exported question", timestamp: Date.now() });
   file.setName("round trip");
   file.close();

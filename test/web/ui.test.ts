@@ -42,6 +42,7 @@ const NOTES = "# pith notes\n\nThings a session keeps:\n- messages\n- compaction
 let scratch: string;
 let home: string;
 let slowDir: string;
+let notesDir: string;
 let resumeDir: string;
 let pathWithSlowWc: string;
 let daemon: { proc: ChildProcess; url: string; port: number } | undefined;
@@ -57,9 +58,6 @@ let liveThresholdTitle: string;
 function notesScriptFile(): string {
   const file = join(home, "notes-script.json");
   writeFileSync(file, JSON.stringify(NOTES_SCRIPT));
-  // the scratch project the daemon makes keeps a file already there: the notes the script's edit expects
-  mkdirSync(join(home, "demo-project"), { recursive: true });
-  writeFileSync(join(home, "demo-project", "notes.md"), "# pith notes\n\nThings a session keeps:\n- messages\n- compaction\n");
   return file;
 }
 
@@ -188,6 +186,9 @@ before(async () => {
   writeFileSync(join(bin, "wc"), `#!/bin/sh\nif [ -f .slow ]; then sleep "$(cat .slow)"; fi\nexec ${wc} "$@"\n`);
   chmodSync(join(bin, "wc"), 0o755);
   pathWithSlowWc = `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`;
+  notesDir = join(scratch, "notes-project");
+  mkdirSync(notesDir);
+  writeFileSync(join(notesDir, "notes.md"), NOTES);
   for (const [name, seconds] of [["slow-project", "30"], ["resume-project", "1.5"]] as const) {
     const dir = join(scratch, name);
     mkdirSync(dir);
@@ -224,7 +225,8 @@ test("connects with the token from the URL fragment and takes it out of the addr
 });
 
 test("creates a session, streams the demo run with its tool calls, and marks the automatic compaction", { skip, timeout: 20_000 }, async () => {
-  mainSessionId = await newSession();
+  // a project holding the notes the script's edit expects (no session works in pith's home, where the scratch project once was)
+  mainSessionId = await newSession(notesDir);
   await page.waitForSelector(`.session-item[aria-current="true"][data-session-id="${mainSessionId}"]`);
   await page.waitForSelector('.offline-banner:has-text("Offline demo")');
   const meter = page.locator(".meter");

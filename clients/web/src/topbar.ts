@@ -61,12 +61,15 @@ export class TopBar {
     if (!st) {
       this.titleEl.textContent = "";
       this.subtitleEl.textContent = "";
+      this.subtitleEl.title = "";
       document.title = "pith";
       return;
     }
     const title = st.name || firstMessage || "New session";
     this.titleEl.textContent = title;
+    // the directory the session's tools write in (openSession's cwd when one was given, not always its file's)
     this.subtitleEl.textContent = `${st.cwd} · ${st.model.name ?? st.model.id}`;
+    this.subtitleEl.title = `works in ${st.cwd}`;
     document.title = `${title} — pith`;
   }
 }

@@ -22,6 +22,7 @@ import { DEFAULT_DEAD_AFTER_MS, registerNode, type NodePresence } from "./nodes.
 import { DEFAULT_LEASE_MS, releaseOwnership, takeOwnership, type Ownership } from "./ownership.js";
 import { listStoredSessions, PG_LOCATOR_PREFIX } from "./listing.js";
 import { insertSession, sessionLinesOf } from "./pg-interop.js";
+import { parseObject } from "../listing-fields.js";
 import { PgSink } from "./pg-sink.js";
 import { redactUrl } from "./redact-url.js";
 import { openPool } from "./pool.js";
@@ -99,10 +100,13 @@ export class PgSessionStore implements SessionStore {
     return this.open({ sessionId: header.id });
   }
 
-  async open(ref: SessionRef): Promise<SessionFile> {
+  async open(ref: SessionRef, options: { admit?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
     const sessionId = this.idOf(ref);
     const row = await this.pool.query<{ header: string; cwd: string; has_first: boolean }>("SELECT header, cwd, first_message IS NOT NULL AS has_first FROM sessions WHERE id = $1", [sessionId]);
     if (row.rows.length === 0) throw notFound(sessionId);
+    // the header the local copy will carry (not the cwd column): checked before it is taken
+    const header = parseObject(row.rows[0].header);
+    if (options.admit && header) options.admit(header as unknown as SessionHeader);
     // its tools run in its cwd on this node's file system: taken only by a node that reaches it
     const { workspaceRoots: roots, deadAfterMs } = this.options;
     await checkReach(this.pool, { sessionId, cwd: row.rows[0].cwd, selfId: this.nodeId, roots, deadAfterMs });
