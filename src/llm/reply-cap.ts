@@ -9,9 +9,12 @@
 // and marked as an error whose ProviderError type is REPLY_TOO_LARGE (not retried: "fatal").
 //
 // Not an async generator: each of its yields would cost a promise hop on top of the provider's
-// per delta (see event-pump.ts); here one then() per event, and counting is a length check.
+// per delta (see event-pump.ts); here one then() per event, and counting is a length check. Being
+// the one place every stream passes through, it also gives the event loop back during a long
+// stream (loop-turns.ts), so one session's reply cannot keep the others waiting.
 import { Buffer } from "node:buffer";
 import type { AssistantMessage } from "../messages/types.js";
+import { LoopTurns } from "./loop-turns.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 
 /** The default cap, in MiB (settings' maxReplyMB). */
@@ -43,6 +46,7 @@ class CappedStream implements AsyncIterableIterator<StreamEvent, undefined> {
   private readonly controller = new AbortController();
   private readonly inner: AsyncIterator<StreamEvent>;
   private readonly onCallerAbort = () => this.controller.abort();
+  private readonly turns = new LoopTurns();
   private used = 0;
   private cut = false;
   private finished = false;
@@ -103,6 +107,7 @@ class CappedStream implements AsyncIterableIterator<StreamEvent, undefined> {
   };
 
   private pull(): Promise<IteratorResult<StreamEvent, undefined>> {
+    if (this.turns.due()) return this.turns.wait().then(() => this.inner.next().then(this.onEvent, this.onThrow));
     return this.inner.next().then(this.onEvent, this.onThrow);
   }
 
