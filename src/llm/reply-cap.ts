@@ -164,7 +164,11 @@ export function truncateToBytes(message: AssistantMessage, maxBytes: number): vo
     if (block.type === "text") {
       const text = leadingBytes(block.text, left);
       left -= Buffer.byteLength(text, "utf8");
-      kept.push(text === block.text ? block : { ...block, text });
+      if (text === block.text) kept.push(block);
+      else {
+        kept.push({ ...block, text });
+        break;
+      }
     } else if (block.type === "thinking") {
       const thinking = leadingBytes(block.thinking, left);
       left -= Buffer.byteLength(thinking, "utf8");
@@ -172,6 +176,7 @@ export function truncateToBytes(message: AssistantMessage, maxBytes: number): vo
       else {
         const { thinkingSignature: _signature, ...rest } = block;
         kept.push({ ...rest, thinking });
+        break;
       }
     } else {
       const size = Buffer.byteLength(JSON.stringify(block.arguments), "utf8") + block.id.length + block.name.length;
