@@ -7,6 +7,9 @@
 //   100 MB line       the model reads a file holding one 100 MB line of text
 //   300k-file find    the model's find walks 300,000 files
 //   1,000 idle sockets another local user opens TCP connections to `pith serve` and says nothing
+//   endless reply      a hostile endpoint streams one session's reply for ever (cut at maxReplyMB)
+// Beside each: the daemon's peak RSS during the load (VmRSS, sampled every 20 ms).
+// BENCH_LOADS=endless,sockets (words of the load names) runs only those loads.
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { connect, type Socket } from "node:net";
@@ -14,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asEvent, FLOW_SETTINGS, startServeDaemon, writeSettings, type RpcPeer, type ServeDaemon } from "../test/support/daemon-client.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../test/support/fake-anthropic.js";
+import { endlessReplyLoad, HOSTILE_PROVIDER, peakRss, startEndlessApi } from "./endless-reply-load.js";
 import { round, table } from "./util.js";
 
 interface Times {
@@ -52,6 +56,12 @@ class Hooks {
   }
 }
 
+/** Whether BENCH_LOADS (absent: every load) selects the load named `name`. */
+function selected(name: string): boolean {
+  const words = (process.env.BENCH_LOADS ?? "").split(",").filter(Boolean);
+  return words.length === 0 || words.some((w) => name.includes(w));
+}
+
 interface Rig {
   d: ServeDaemon;
   peer: RpcPeer;
@@ -61,17 +71,17 @@ interface Rig {
 }
 
 /** One tool call by session A's model; resolves when the tool has ended (and says how). */
-async function toolLoad(rig: Rig, fake: FakeAnthropic, tool: string, args: object): Promise<{ times: Times; isError: boolean; text: string }> {
+async function toolLoad(rig: Rig, fake: FakeAnthropic, tool: string, args: object): Promise<{ times: Times; rss: number; isError: boolean; text: string }> {
   fake.enqueue(toolUseReply(tool, args), textReply("done"));
   const from = rig.peer.mark();
   await rig.peer.request("prompt", { sessionId: rig.a, text: tool });
   await rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "tool_execution_start", "tool start", from, 60_000);
   const end = rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "tool_execution_end", "tool end", from, 600_000);
-  const times = await sampleWhile(rig.peer, rig.b, end);
+  const [times, rss] = await Promise.all([sampleWhile(rig.peer, rig.b, end), peakRss(rig.d.pid, end)]);
   const ev = asEvent(await end, "tool_execution_end");
   await rig.peer.waitEvent((e) => e.sessionId === rig.a && e.type === "agent_end", "agent_end", from, 60_000);
   const text = JSON.stringify(ev.result ?? "").slice(0, 200);
-  return { times, isError: ev.isError === true, text };
+  return { times, rss, isError: ev.isError === true, text };
 }
 
 function writeLongLine(file: string, bytes: number): void {
@@ -88,7 +98,7 @@ function makeTree(root: string, dirs: number, perDir: number): void {
   if (r.status !== 0) throw new Error("could not make the tree");
 }
 
-async function idleSockets(rig: Rig, count: number): Promise<{ times: Times; open: number }> {
+async function idleSockets(rig: Rig, count: number): Promise<{ times: Times; rss: number; open: number }> {
   const sockets: Socket[] = [];
   await Promise.all(
     Array.from({ length: count }, () =>
@@ -104,61 +114,88 @@ async function idleSockets(rig: Rig, count: number): Promise<{ times: Times; ope
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const open = sockets.filter((s) => !s.destroyed && s.readyState === "open").length;
   const ms: number[] = [];
-  for (let i = 0; i < 500; i++) {
-    const t0 = performance.now();
-    await rig.peer.request("getState", { sessionId: rig.b });
-    ms.push(performance.now() - t0);
-  }
+  const sampled = (async () => {
+    for (let i = 0; i < 500; i++) {
+      const t0 = performance.now();
+      await rig.peer.request("getState", { sessionId: rig.b });
+      ms.push(performance.now() - t0);
+    }
+  })();
+  const rss = await peakRss(rig.d.pid, sampled);
   for (const s of sockets) s.destroy();
-  return { times: summarize(ms), open };
+  return { times: summarize(ms), rss, open };
 }
 
 export async function runHostileLoadsBench(): Promise<void> {
   const fake = await startFakeAnthropic();
+  const api = await startEndlessApi();
   const hooks = new Hooks();
   const home = mkdtempSync(join(tmpdir(), "pith-bench-home-"));
   const cwd = mkdtempSync(join(tmpdir(), "pith-bench-cwd-"));
   try {
-    writeSettings(home, FLOW_SETTINGS);
-    writeLongLine(join(cwd, "line.txt"), 100 * 1024 * 1024);
-    makeTree(cwd, 300, 1000);
-    const d = await startServeDaemon(hooks, { home, fake, cwd, stdio: true });
+    // the endless endpoint is one more provider; maxReplyMB is left at its default. Automatic
+    // compaction is off: after the cut, a compaction of the 32 MiB context would ask the same
+    // endpoint for a summary (another endless reply), which is not the load measured here
+    writeSettings(home, {
+      ...FLOW_SETTINGS,
+      compaction: { ...FLOW_SETTINGS.compaction, enabled: false },
+      providers: { [HOSTILE_PROVIDER]: { api: "anthropic", baseUrl: api.url, apiKeyEnv: "HOSTILE_KEY" } },
+    });
+    if (selected("read of a 100 MB line")) writeLongLine(join(cwd, "line.txt"), 100 * 1024 * 1024);
+    if (selected("find over 300,000 files")) makeTree(cwd, 300, 1000);
+    const d = await startServeDaemon(hooks, { home, fake, cwd, stdio: true, env: { HOSTILE_KEY: "hostile-key" } });
     const peer = d.peer!;
     await peer.initialize();
     const a = (await peer.request("createSession", { cwd })).sessionId;
     const b = (await peer.request("createSession", { cwd })).sessionId;
     const rig: Rig = { d, peer, cwd, a, b };
-    const idle = await sampleWhile(peer, b, Promise.resolve(), 1000);
-    const rows: [string, Times, string][] = [];
-    const storm = await toolLoad(rig, fake, "bash", { command: "for i in $(seq 1 1500); do sleep 3 & done; wait", timeout: 60 });
-    rows.push(["fork storm (1,500 sleeps)", storm.times, storm.isError ? "refused" : "ran"]);
-    const flood = await toolLoad(rig, fake, "bash", { command: "yes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 300000000", timeout: 120 });
-    rows.push(["300 MB of output", flood.times, flood.isError ? "cut, error" : "cut"]);
-    const line = await toolLoad(rig, fake, "read", { path: "line.txt" });
-    rows.push(["read of a 100 MB line", line.times, line.isError ? "error" : "shown in part"]);
-    const find = await toolLoad(rig, fake, "find", { pattern: "**/*.txt" });
-    rows.push(["find over 300,000 files", find.times, find.isError ? "error" : "listed in part"]);
-    const sockets = await idleSockets(rig, 1000);
-    rows.push(["1,000 idle sockets", sockets.times, `${sockets.open} held open`]);
-    console.log("another session's getState while one hostile load runs (ms):");
+    let idleRss = NaN;
+    const idle = await (async () => {
+      const sampled = sampleWhile(peer, b, Promise.resolve(), 1000);
+      idleRss = await peakRss(d.pid, sampled);
+      return sampled;
+    })();
+    const rows: [string, Times, number, string][] = [];
+    const tool = async (name: string, toolName: string, args: object, outcome: (r: Awaited<ReturnType<typeof toolLoad>>) => string) => {
+      if (!selected(name)) return;
+      const r = await toolLoad(rig, fake, toolName, args);
+      rows.push([name, r.times, r.rss, outcome(r)]);
+    };
+    await tool("fork storm (1,500 sleeps)", "bash", { command: "for i in $(seq 1 1500); do sleep 3 & done; wait", timeout: 60 }, (r) => (r.isError ? "refused" : "ran"));
+    await tool("300 MB of output", "bash", { command: "yes 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' | head -c 300000000", timeout: 120 }, (r) =>
+      r.isError ? "cut, error" : "cut",
+    );
+    await tool("read of a 100 MB line", "read", { path: "line.txt" }, (r) => (r.isError ? "error" : "shown in part"));
+    await tool("find over 300,000 files", "find", { pattern: "**/*.txt" }, (r) => (r.isError ? "error" : "listed in part"));
+    if (selected("1,000 idle sockets")) {
+      const sockets = await idleSockets(rig, 1000);
+      rows.push(["1,000 idle sockets", sockets.times, sockets.rss, `${sockets.open} held open`]);
+    }
+    if (selected("endless reply (hostile endpoint)")) {
+      const e = (await peer.request("createSession", { cwd, model: `${HOSTILE_PROVIDER}/claude-sonnet-4-5` })).sessionId;
+      const load = await endlessReplyLoad(d, peer, api, e, (until) => sampleWhile(peer, b, until));
+      rows.push(["endless reply (hostile endpoint)", load.times, load.rss, load.outcome]);
+    }
+    console.log("another session's getState while one hostile load runs (ms), and the daemon's peak RSS (MiB):");
     console.log(
       table([
-        ["load", "n", "p50", "p99", "max", "p99 / idle p99", "outcome"],
-        ["idle (baseline)", idle.n, round(idle.p50, 2), round(idle.p99, 2), round(idle.max, 2), 1, ""],
-        ...rows.map(([name, t, outcome]) => [name, t.n, round(t.p50, 2), round(t.p99, 2), round(t.max, 2), round(t.p99 / idle.p99, 1), outcome]),
+        ["load", "n", "p50", "p99", "max", "p99 / idle p99", "RSS MiB", "outcome"],
+        ["idle (baseline)", idle.n, round(idle.p50, 2), round(idle.p99, 2), round(idle.max, 2), 1, round(idleRss), ""],
+        ...rows.map(([name, t, rss, outcome]) => [name, t.n, round(t.p50, 2), round(t.p99, 2), round(t.max, 2), round(t.p99 / idle.p99, 1), round(rss), outcome]),
       ]),
     );
     console.log(
       JSON.stringify({
         hostileLoads: {
-          idle: { p50: round(idle.p50, 2), p99: round(idle.p99, 2) },
-          ...Object.fromEntries(rows.map(([name, t]) => [name, { n: t.n, p50: round(t.p50, 2), p99: round(t.p99, 2), max: round(t.max, 2) }])),
+          idle: { p50: round(idle.p50, 2), p99: round(idle.p99, 2), rssMB: round(idleRss) },
+          ...Object.fromEntries(rows.map(([name, t, rss]) => [name, { n: t.n, p50: round(t.p50, 2), p99: round(t.p99, 2), max: round(t.max, 2), rssMB: round(rss) }])),
         },
       }),
     );
   } finally {
     await hooks.run();
     await fake.close();
+    await api.stop();
     rmSync(home, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
   }

@@ -19,6 +19,7 @@ export const ErrorCodes = {
   CompactionSkipped: -32017,
   SessionMoved: -32018,
   Forbidden: -32019,
+  ReplyTooLarge: -32020,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -43,6 +44,8 @@ export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
     "The session is owned by another pith node sharing the store (PostgreSQL store): this node may not write it. data.owner names the node and, when it advertised one, its URL to reconnect to.",
   Forbidden:
     "The connection may not call this method: another node's link (authenticated with the cluster token) may only relay a client's session requests. data.method names the method.",
+  ReplyTooLarge:
+    "The model's reply passed the cap on one reply (settings' maxReplyMB): the stream was cut and the reply stored up to the cap as an error. Sent as an `error` event and in agent_end's error, never as a response; data as -32014's.",
 };
 
 /** The name of a code, or undefined for a code this version does not define. */

@@ -37,6 +37,8 @@ export const ProviderErrorData = z.looseObject({
 export const ErrorData = {
   InvalidParams: ErrorTree,
   ProviderError: ProviderErrorData,
+  /** -32020: a reply cut at the cap (class "fatal", not retryable) */
+  ReplyTooLarge: ProviderErrorData,
   SessionNotFound: z.looseObject({ sessionId: z.string().optional(), sessionFile: z.string().optional() }),
   EntryNotFound: z.looseObject({ entryId: z.string() }),
   SessionBusy: z.looseObject({ sessionId: z.string() }),

@@ -30,6 +30,8 @@ export const RunError = z.object({
   errorClass: ErrorClass.optional(),
   /** HTTP status, when there was one */
   status: z.int().optional(),
+  /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap) */
+  code: z.int().optional(),
 });
 
 /** A tool's output so far (tool_execution_update) */

@@ -120,6 +120,12 @@ export const Settings = z.object({
   providers: z.record(ProviderName, ProviderSettings).optional(),
   allowOutsideCwd: z.boolean().optional(),
   maxTurns: z.int().positive().optional(),
+  /**
+   * the cap on one model reply in MiB (default 32): its text, thinking and tool-call arguments
+   * together; past it the stream is cut and the reply stored up to the cap, as an error (-32020).
+   * Only from the user's own file or a flag: a repository could otherwise lift it
+   */
+  maxReplyMB: z.number().positive().max(1024).optional(),
   /** the permission mode new sessions start in (default "auto") */
   permissionMode: PermissionMode.optional(),
   sandbox: z

@@ -3,6 +3,8 @@
 // message stored before it is announced. Kept apart from the loop, which only sees the stored
 // message (and the error, if the call failed).
 import type { AssistantMessage } from "../messages/types.js";
+import { ErrorCodes } from "../../protocol/error-codes.js";
+import { REPLY_TOO_LARGE } from "../llm/reply-cap.js";
 import type { ProviderError, ToolSpec } from "../llm/types.js";
 import type { RunScope } from "./agent-options.js";
 import type { RunError } from "./events.js";
@@ -10,6 +12,13 @@ import type { RunError } from "./events.js";
 /** The output limit asked for: the configured one, within the room left (never below a useful minimum). */
 function replyBudget(limit: number, room: number | undefined): number {
   return room === undefined ? limit : Math.max(256, Math.min(limit, Math.floor(room)));
+}
+
+/** The run's error for a failed call; a reply cut at the cap has its own code. */
+function runError(failure: ProviderError): RunError {
+  const error: RunError = { message: failure.message, errorClass: failure.errorClass, status: failure.status };
+  if (failure.type === REPLY_TOO_LARGE) error.code = ErrorCodes.ReplyTooLarge;
+  return error;
 }
 
 /** One model call, retried as the host decides; returns the stored assistant message and, when the call failed, why. */
@@ -64,7 +73,7 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
       final.stopReason = "aborted";
       final.errorMessage = "request aborted";
     }
-    const error = failure && failure.errorClass !== "aborted" ? { message: failure.message, errorClass: failure.errorClass, status: failure.status } : undefined;
+    const error = failure && failure.errorClass !== "aborted" ? runError(failure) : undefined;
     const entry = session.appendMessage(final, { sync: true });
     emit({ type: "message_end", runId, message: final, entryId: entry.id });
     return { message: final, error };

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { DemoProvider, demoPace } from "../llm/demo-model.js";
 import { ScriptedProvider, scriptSchema, type Script } from "../llm/scripted.js";
+import { capReplies } from "../llm/reply-cap.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
 import type { ResolvedProvider } from "../llm/provider-config.js";
@@ -41,14 +42,17 @@ export class HostModels {
     return sessionModels(settings, this.env(), (p) => this.discovery.models(p));
   }
 
-  /** What one session's models are served by: the shared clients, and its own place in the offline script. */
-  providersOfSession(providers: ReadonlyMap<string, ResolvedProvider>): (model: ModelInfo) => Provider {
+  /**
+   * What one session's models are served by: the shared clients, and its own place in the offline
+   * script. Every reply is capped at `maxReplyBytes` here, the one place all of them pass through.
+   */
+  providersOfSession(providers: ReadonlyMap<string, ResolvedProvider>, maxReplyBytes: number): (model: ModelInfo) => Provider {
     let scripted: Provider | undefined;
     const offline = () => {
       const script = this.script ?? scriptFromFile(this.env().PITH_OFFLINE_SCRIPT);
       return script ? new ScriptedProvider(script) : new DemoProvider(demoPace(this.env()));
     };
-    return (model) => (model.provider === SCRIPTED_MODEL.provider ? (scripted ??= offline()) : this.pool.providerFor(model, providers));
+    return (model) => capReplies(model.provider === SCRIPTED_MODEL.provider ? (scripted ??= offline()) : this.pool.providerFor(model, providers), maxReplyBytes);
   }
 
   /** Waits (bounded) for the first answer of each server `settings` configure; undefined: nothing to wait for. */

@@ -57,7 +57,7 @@ export function runHooks(host: RunHost): AgentHooks {
       await host.autoCompact("threshold", signal);
     },
     beforeEnd: async ({ signal, error }) => {
-      if (error) host.emit("error", { code: ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+      if (error) host.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
       host.emitUsage();
       await host.autoCompact("threshold", signal);
     },

@@ -1,7 +1,8 @@
 // A session's event stream: numbered and kept (event-buffer.ts), fanned out to listeners, typed
 // by the protocol's event table so the host cannot send a field the wire does not define. The
-// agent's events are forwarded here; a provider's many small text deltas are merged per turn of
-// the event loop, since each event costs every client a parse and a render. On a shared store an
+// agent's events are forwarded here; a provider's many small text, thinking and tool-argument
+// deltas are merged per turn of the event loop, since each event costs every client a parse and
+// a render. On a shared store an
 // event waits until the lines written before it are durable (durable-sink.ts): a client never
 // sees a message_end for an entry a crash of this node could still lose.
 import type { EventName, EventParams } from "../../protocol/index.js";
@@ -24,12 +25,12 @@ export interface Subscription {
   streamId: string;
 }
 
-type TextDelta = { runId: string; delta: { type: "text" | "thinking"; contentIndex: number; text: string } };
+type TextDelta = { runId: string; delta: { type: "text" | "thinking" | "toolcall_delta"; contentIndex: number; text: string } };
 
 export class SessionEvents {
   private readonly buffer = new EventBuffer();
   private readonly listeners = new Set<SessionListener>();
-  /** text / thinking deltas that arrived in this turn of the event loop, not yet sent */
+  /** text / thinking / tool-argument deltas that arrived in this turn of the event loop, not yet sent */
   private pendingDelta: TextDelta | null = null;
   private pendingScheduled = false;
   /** events waiting for the lines written before them (`mark`: the sink's accepted count then) */
@@ -128,8 +129,9 @@ export class SessionEvents {
   forward(event: AgentEvent): void {
     if (event.type === "message_update") {
       const d = event.delta;
-      if ((d.type === "text" || d.type === "thinking") && d.text !== undefined) {
-        // a provider sends a token or a few characters per delta, many per network read
+      if ((d.type === "text" || d.type === "thinking" || d.type === "toolcall_delta") && d.text !== undefined) {
+        // a provider sends a token or a few characters per delta, many per network read (a tool
+        // call's arguments too: each piece of their JSON is appended in order, so merged is the same)
         const p = this.pendingDelta;
         if (p && p.runId === event.runId && p.delta.type === d.type && p.delta.contentIndex === d.contentIndex) {
           p.delta.text += d.text;

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
 import { compactionSettings } from "../compaction/index.js";
+import { replyCapBytes } from "../llm/reply-cap.js";
 import type { Script } from "../llm/scripted.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
@@ -170,7 +171,7 @@ export class SessionHost {
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
     const session = new LiveSession(file, {
-      providerFor: this.modelSources.providersOfSession(models.providers),
+      providerFor: this.modelSources.providersOfSession(models.providers, replyCapBytes(settings.maxReplyMB)),
       resolveModel: (name) => models.resolver.resolve(name),
       defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),

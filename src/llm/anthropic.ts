@@ -99,8 +99,15 @@ export class AnthropicProvider implements Provider {
     let stopReason: string | null | undefined;
     try {
       armIdle();
-      const stream = this.client.messages.stream(this.buildParams(request), { signal: controller.signal });
+      // create() rather than messages.stream(): the MessageStream helper reads the whole body as
+      // fast as it arrives into a queue of its own, however slowly its events are taken, so a
+      // reply cut at the cap (reply-cap.ts) would already be held in memory; the raw stream is
+      // read only as its events are asked for
+      const streamed = this.client.messages.create(this.buildParams(request), { signal: controller.signal });
+      // a consumer that stops after `start` never awaits it: its failure must not go unhandled
+      streamed.catch(() => {});
       yield partial.start();
+      const stream = await streamed;
       for await (const ev of stream) {
         armIdle();
         switch (ev.type) {
@@ -143,6 +150,8 @@ export class AnthropicProvider implements Provider {
           }
         }
       }
+      // the raw stream ends quietly when its request is aborted (the caller, the idle timer)
+      if (controller.signal.aborted) throw new Error("request aborted");
       partial.message.usage = makeUsage(usage, request.model.pricing);
       if (isOverflowStopReason(stopReason)) {
         yield partial.fail(new ProviderError({ errorClass: "overflow", message: "the model's context window was exceeded (stop_reason model_context_window_exceeded)" }));

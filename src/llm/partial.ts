@@ -1,7 +1,14 @@
 // Builds the assistant message as a stream arrives, and the events that report each step.
 // Shared by every provider so they all emit the same sequence.
 import { emptyUsage, type AssistantMessage, type ToolCall } from "../messages/types.js";
-import type { ModelInfo, ProviderError, StreamEvent } from "./types.js";
+import { REPLY_TOO_LARGE } from "./reply-cap.js";
+import { ProviderError, type ModelInfo, type StreamEvent } from "./types.js";
+
+/**
+ * A thinking signature is a few hundred bytes to a few KiB; it grows without an event, so the reply
+ * cap (reply-cap.ts) never sees it: past this an endpoint streaming signature deltas for ever is cut.
+ */
+const MAX_SIGNATURE_CHARS = 1 << 20;
 
 export class PartialMessage {
   readonly message: AssistantMessage;
@@ -35,7 +42,10 @@ export class PartialMessage {
   }
   signature(index: number, signature: string): void {
     const block = this.message.content[index];
-    if (block?.type === "thinking") block.thinkingSignature = (block.thinkingSignature ?? "") + signature;
+    if (block?.type !== "thinking") return;
+    const grown = (block.thinkingSignature ?? "") + signature;
+    if (grown.length > MAX_SIGNATURE_CHARS) throw new ProviderError({ errorClass: "fatal", type: REPLY_TOO_LARGE, message: `the model's thinking signature passed ${MAX_SIGNATURE_CHARS} characters: the stream was cut` });
+    block.thinkingSignature = grown;
   }
 
   beginToolCall(index: number, id: string, name: string): StreamEvent {

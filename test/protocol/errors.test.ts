@@ -13,7 +13,7 @@ test("every code has a description and its name back from errorCodeName; unknown
     assert.ok((ErrorDescriptions as Record<string, string>)[name], `${name} has a description`);
   }
   assert.equal(new Set(Object.values(ErrorCodes)).size, Object.keys(ErrorCodes).length, "codes are distinct");
-  assert.equal(errorCodeName(-32020), undefined);
+  assert.equal(errorCodeName(-32021), undefined);
 });
 
 test("SessionMoved: -32018, with {sessionId, owner: {nodeId | null, url?, epoch?}}", () => {

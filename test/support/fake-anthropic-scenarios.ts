@@ -1,7 +1,9 @@
 // Builders for the fake Anthropic server's scenarios (see fake-anthropic.ts for what each does).
 // Plain data in, plain data out: a test can also write the objects by hand.
+import type { EndlessOptions } from "./endless-stream.js";
 import type {
   CutScenario,
+  EndlessScenario,
   FakeBlock,
   HangScenario,
   HttpErrorScenario,
@@ -15,6 +17,11 @@ type ReplyOptions = Omit<ReplySpec, "content">;
 /** a reply with the given blocks */
 export function reply(content: FakeBlock[], options: ReplyOptions = {}): ReplyScenario {
   return { kind: "reply", content, ...options };
+}
+
+/** a reply whose one block (text, thinking or a bash call's arguments) never ends until the client cuts it */
+export function endlessReply(block: EndlessScenario["block"], options: EndlessOptions = {}): EndlessScenario {
+  return { kind: "endless", block, ...options };
 }
 
 /** a one-block text reply */

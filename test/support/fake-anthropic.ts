@@ -49,6 +49,12 @@
 // - A hang: { kind: "hang", reply?, afterFrames?, beforeHeaders? } -> headers (and afterFrames frames,
 //     default 0) then nothing until the client goes away or close(). beforeHeaders: not even headers.
 //
+// - An endless reply: { kind: "endless", block, delta?, perWrite?, maxBytes? } -> message_start, then
+//     one block (text: text_delta, thinking: thinking_delta, tool_use "bash": input_json_delta
+//     inside {"command":"...) whose deltas never end until the client closes the connection; past
+//     maxBytes (a safety stop, default 256 MiB) the reply ends normally. The request's `streamed`
+//     counts the delta bytes sent (endless-stream.ts).
+//
 // Every request is recorded (`requests`) before it is answered; `whenEnded(i)` resolves when the
 // i-th request's connection is done, saying how (completed / client_closed / cut / server_closed).
 // close() destroys hung connections and cancels pending delays, so no timer outlives the server.
@@ -57,6 +63,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from "node:net";
 import { abortableWait, abortableWrite } from "./abortable-io.js";
 import { chunkCodePoints } from "./chunks.js";
+import { streamEndless, type EndlessOptions } from "./endless-stream.js";
 
 export * from "./fake-anthropic-scenarios.js";
 
@@ -149,7 +156,13 @@ export interface HangScenario {
   beforeHeaders?: boolean;
 }
 
-export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario;
+export interface EndlessScenario extends EndlessOptions {
+  kind: "endless";
+  /** what streams for ever: text, thinking, or a tool call's arguments */
+  block: "text" | "thinking" | "tool_use";
+}
+
+export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario | EndlessScenario;
 
 /** an answer for POST /v1/messages/count_tokens: a number of tokens, or an HTTP error */
 type CountTokensScript = number | HttpErrorScenario;
@@ -186,6 +199,8 @@ export interface RecordedRequest {
   scenario?: Scenario;
   /** set when the connection is done */
   end?: RequestEnd;
+  /** an endless scenario: bytes of delta text sent so far */
+  streamed?: number;
 }
 
 export interface FakeAnthropic {
@@ -594,6 +609,31 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
         sseHead(p.s);
         if (!(await sendFrames(p.frames, p.s.delayMs ?? 0))) return;
         return cutNow();
+      }
+
+      case "endless": {
+        sseHead(undefined);
+        const r = resolveReply({ content: [] }, m, rec);
+        const head = replyFrames({ content: [] }, r).slice(0, 2);
+        const block = scenario.block;
+        const start =
+          block === "text" ? { type: "text", text: "" } : block === "thinking" ? { type: "thinking", thinking: "", signature: "" } : { type: "tool_use", id: `toolu_fake_${m}_0`, name: "bash", input: {} };
+        head.push({ event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: start } });
+        if (block === "tool_use") head.push({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"command":"' } } });
+        const delta = (d: string) =>
+          block === "text" ? { type: "text_delta", text: d } : block === "thinking" ? { type: "thinking_delta", thinking: d } : { type: "input_json_delta", partial_json: d };
+        const tail: Frame[] = [
+          ...(block === "tool_use" ? [{ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"}' } } }] : []),
+          ...(block === "thinking" ? [{ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "sig-endless" } } }] : []),
+          { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+          { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: block === "tool_use" ? "tool_use" : "end_turn", stop_sequence: null }, usage: { ...r.usage } } },
+          { event: "message_stop", data: { type: "message_stop" } },
+        ];
+        rec.streamed = 0;
+        const parts = { head: head.map(frameText).join(""), frame: (d: string) => frameText({ event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: delta(d) } }), tail: tail.map(frameText).join("") };
+        const result = await streamEndless(write, parts, scenario, (n) => (rec.streamed = n));
+        if (!result.cutByClient) res.end();
+        return;
       }
 
       case "hang": {

@@ -1,12 +1,18 @@
 // Builders for the fake OpenAI-compatible server's scenarios (see fake-openai.ts for what each
 // does). Plain data in, plain data out: a test can also write the objects by hand.
 import type { FakeBlock, ReplySpec } from "./fake-openai-frames.js";
-import type { CutScenario, HangScenario, HttpErrorScenario, ReplyScenario, StreamErrorScenario } from "./fake-openai.js";
+import type { EndlessOptions } from "./endless-stream.js";
+import type { CutScenario, EndlessScenario, HangScenario, HttpErrorScenario, ReplyScenario, StreamErrorScenario } from "./fake-openai.js";
 
 type ReplyOptions = Omit<ReplySpec, "content">;
 
 export function reply(content: FakeBlock[], options: ReplyOptions = {}): ReplyScenario {
   return { kind: "reply", content, ...options };
+}
+
+/** a text reply that never ends until the client cuts it (either route) */
+export function endlessReply(options: EndlessOptions = {}): EndlessScenario {
+  return { kind: "endless", ...options };
 }
 
 export function textReply(text: string, options: ReplyOptions = {}): ReplyScenario {

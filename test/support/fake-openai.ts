@@ -31,6 +31,10 @@
 //   (clean: the response just ends, as a server that stops without finishing its reply).
 // - { kind: "hang", reply?, afterFrames?, beforeHeaders? }: headers (and frames), then silence.
 //
+// - { kind: "endless", delta?, perWrite?, maxBytes? }: a text reply whose deltas never end until the
+//   client closes the connection (past maxBytes, a safety stop, it finishes); the request's
+//   `streamed` counts the delta bytes sent (endless-stream.ts).
+//
 // setContextLimit(maximum, server) makes it refuse prompts over a window like a real endpoint
 // (estimated at 4 characters a token, the output limit counted in where that server counts it),
 // with that server's overflow body. Every request is recorded before it is answered;
@@ -40,6 +44,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo, Socket } from "node:net";
 import { abortableWait, abortableWrite } from "./abortable-io.js";
 import { chunkCodePoints } from "./chunks.js";
+import { streamEndless, type EndlessOptions } from "./endless-stream.js";
 import { argsText, chatFrames, finishOf, responsesFrames, type Frames, type ReplySpec } from "./fake-openai-frames.js";
 import { overflowError, type OverflowServer } from "./openai-error-bodies.js";
 
@@ -81,7 +86,10 @@ export interface HangScenario {
   afterFrames?: number;
   beforeHeaders?: boolean;
 }
-export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario;
+export interface EndlessScenario extends EndlessOptions {
+  kind: "endless";
+}
+export type Scenario = ReplyScenario | HttpErrorScenario | StreamErrorScenario | CutScenario | HangScenario | EndlessScenario;
 
 type RequestEndHow = "completed" | "client_closed" | "cut" | "server_closed";
 interface RequestEnd {
@@ -100,6 +108,8 @@ interface RecordedRequest {
   time: number;
   scenario?: Scenario;
   end?: RequestEnd;
+  /** an endless scenario: bytes of delta text sent so far */
+  streamed?: number;
 }
 
 export interface FakeOpenAI {
@@ -297,6 +307,19 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         if (!(await sendFrames(p.frames, p.s.delayMs ?? 0))) return;
         if (scenario.clean) return void res.end();
         return cutNow();
+      }
+      case "endless": {
+        sseHead();
+        // the frames of a reply with an empty text: the head up to its first delta, the tail after
+        const marker = "\u0000endless\u0000";
+        const whole = framesOf({ content: [{ type: "text", text: marker }], chunkSize: marker.length }).frames;
+        const at = whole.findIndex((f) => f.includes(JSON.stringify(marker).slice(1, -1)));
+        const frame = whole[at]!;
+        const parts = { head: whole.slice(0, at).join(""), frame: (d: string) => frame.replace(JSON.stringify(marker).slice(1, -1), JSON.stringify(d).slice(1, -1)), tail: whole.slice(at + 1).join("") };
+        rec.streamed = 0;
+        const result = await streamEndless(write, parts, scenario, (bytes) => (rec.streamed = bytes));
+        if (!result.cutByClient) res.end();
+        return;
       }
       case "hang": {
         if (!scenario.beforeHeaders) {
