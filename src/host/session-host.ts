@@ -48,7 +48,6 @@ export interface HostOptions {
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
-
 export class SessionHost {
   readonly sessions = new Map<string, LiveSession>();
   readonly offline: boolean;

@@ -18,7 +18,7 @@ import { LoopTurns } from "./loop-turns.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
 
 /** The default cap, in MiB (settings' maxReplyMB). */
-export const DEFAULT_MAX_REPLY_MB = 32;
+const DEFAULT_MAX_REPLY_MB = 32;
 
 /** The cap in bytes for settings' maxReplyMB (absent: the default). */
 export function replyCapBytes(maxReplyMB: number | undefined): number {
