@@ -13,6 +13,7 @@ import { startAcp, type AcpDaemon } from "../support/acp-daemon.js";
 import { FLOW_SETTINGS, SMALL_MODEL, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { toolResultsSent } from "../support/model-tools.js";
 import { tempDir } from "../support/tmp.js";
 
 let fake: FakeAnthropic;
@@ -22,17 +23,6 @@ before(async () => {
 after(async () => {
   await fake.close();
 });
-
-/** The text of every tool result the model was sent, in order. */
-function toolResultsSent(fromRequest: number): string[] {
-  const out: string[] = [];
-  for (const req of fake.requests.slice(fromRequest)) {
-    const last = req.body.messages?.at(-1);
-    if (last?.role !== "user" || !Array.isArray(last.content)) continue;
-    for (const b of last.content) if (b.type === "tool_result") out.push(typeof b.content === "string" ? b.content : JSON.stringify(b.content));
-  }
-  return out;
-}
 
 /** A client whose editor has buffers and would answer from them: every fs request it gets is recorded. */
 function bufferedEditor(buffers: Map<string, string>) {
@@ -90,7 +80,7 @@ for (const fs of [{ readTextFile: true, writeTextFile: true }, { readTextFile: t
     const end = await prompt(a, s.sessionId, "read, edit and write");
     assert.equal(end.stopReason, "end_turn");
 
-    const results = toolResultsSent(first);
+    const results = toolResultsSent(fake, first);
     assert.match(results[0], /2\\tline two on disk/, "the model read the disk, from line 2");
     assert.doesNotMatch(results[0], /unsaved/);
     assert.match(results[1], /Edited a\.txt/);
@@ -131,7 +121,7 @@ test("fs advertised: paths pith refuses are refused, and nothing reaches the cli
     textReply("refused"),
   );
   await prompt(a, s.sessionId, "try to get out");
-  const results = toolResultsSent(first);
+  const results = toolResultsSent(fake, first);
   assert.equal(results.length, 7);
   for (const r of results.slice(0, 6)) assert.match(r, /outside the working directory|pith's own folder/);
   assert.match(results[6], /pith's settings for this project/);
@@ -158,7 +148,7 @@ test("no fs or terminal advertised: read, write, edit and bash use the disk and 
     textReply("ok"),
   );
   await prompt(a, s.sessionId, "work on disk");
-  const results = toolResultsSent(first);
+  const results = toolResultsSent(fake, first);
   assert.match(results[0], /two/);
   assert.match(results[3], /one\\n2\\nbee/);
   assert.equal(readFileSync(join(cwd, "d", "a.txt"), "utf8"), "one\n2\n");

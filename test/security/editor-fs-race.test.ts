@@ -19,6 +19,7 @@ import { startAcp } from "../support/acp-daemon.js";
 import { writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic, type ReplyScenario } from "../support/fake-anthropic.js";
+import { toolResultsSent } from "../support/model-tools.js";
 import { tempDir } from "../support/tmp.js";
 
 // the issue's 100 writes and 60 reads, three times over: before the fix each hundred gave about
@@ -38,17 +39,6 @@ before(async () => {
 after(async () => {
   await fake.close();
 });
-
-/** The text of every tool result the model was sent, in order. */
-function toolResultsSent(fromRequest: number): string[] {
-  const out: string[] = [];
-  for (const req of fake.requests.slice(fromRequest)) {
-    const last = req.body.messages?.at(-1);
-    if (last?.role !== "user" || !Array.isArray(last.content)) continue;
-    for (const b of last.content) if (b.type === "tool_result") out.push(typeof b.content === "string" ? b.content : JSON.stringify(b.content));
-  }
-  return out;
-}
 
 /**
  * An editor's fs as editors implement it: the path is opened as given (links followed). A write
@@ -171,7 +161,7 @@ test(`${PROMPTS} × ${WRITES} writes of d/settings.json and ${READS} reads of d/
     swaps = await swapper.stop();
   }
 
-  const results = toolResultsSent(first);
+  const results = toolResultsSent(fake, first);
   assert.equal(results.length, PROMPTS * (WRITES + READS), "every call answered");
   const written = results.filter((r) => /(Created|Overwrote) d\/settings\.json/.test(r)).length;
   const readInside = results.filter((r) => r.includes("inside-token")).length;
@@ -189,7 +179,7 @@ test(`${PROMPTS} × ${WRITES} writes of d/settings.json and ${READS} reads of d/
   const next = fake.requests.length;
   fake.enqueue(toolUseReply("write", { path: "d/new.txt", content: "made by pith\n" }), toolUseReply("read", { path: "d/token" }), textReply("ok"));
   await a.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: "text", text: "once more" }] });
-  const quiet = toolResultsSent(next);
+  const quiet = toolResultsSent(fake, next);
   assert.match(quiet[0], /Created d\/new\.txt/);
   assert.equal(readFileSync(join(cwd, "d", "new.txt"), "utf8"), "made by pith\n", "the write is on disk, where the editor sees it");
   assert.match(quiet[1], /1\\tinside-token/);

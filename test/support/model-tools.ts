@@ -18,3 +18,14 @@ export async function modelCalls(peer: RpcPeer, fake: FakeAnthropic, sessionId: 
   if (!end) throw new Error(`no tool_execution_end in the run: ${run.events.map((e) => e.type).join(" ")}`);
   return { text: textOf(end.result), isError: end.isError === true, events: run.events };
 }
+
+/** The text of every tool result the model was sent, in order, from request `fromRequest` on. */
+export function toolResultsSent(fake: FakeAnthropic, fromRequest: number): string[] {
+  const out: string[] = [];
+  for (const req of fake.requests.slice(fromRequest)) {
+    const last = req.body.messages?.at(-1);
+    if (last?.role !== "user" || !Array.isArray(last.content)) continue;
+    for (const b of last.content) if (b.type === "tool_result") out.push(typeof b.content === "string" ? b.content : JSON.stringify(b.content));
+  }
+  return out;
+}
