@@ -134,11 +134,10 @@ export async function runHostileLoadsBench(): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), "pith-bench-cwd-"));
   try {
     // the endless endpoint is one more provider; maxReplyMB is left at its default. Automatic
-    // compaction is off: after the cut, a compaction of the 32 MiB context would ask the same
-    // endpoint for a summary (another endless reply), which is not the load measured here
+    // compaction stays on: the cut reply counts in the context as its bounded view
+    // (messages/cut-reply.ts), so it does not make the daemon compact 32 MiB afterwards
     writeSettings(home, {
       ...FLOW_SETTINGS,
-      compaction: { ...FLOW_SETTINGS.compaction, enabled: false },
       providers: { [HOSTILE_PROVIDER]: { api: "anthropic", baseUrl: api.url, apiKeyEnv: "HOSTILE_KEY" } },
     });
     if (selected("read of a 100 MB line")) writeLongLine(join(cwd, "line.txt"), 100 * 1024 * 1024);
