@@ -11,7 +11,7 @@ import { ProviderError, type ModelInfo, type Provider, type StreamRequest } from
  * streaming for ever): the request is cut there and fails, so the compaction falls back to the
  * extractive summary instead of streaming, and sending clients, up to maxReplyMB of it.
  */
-export function maxSummaryChars(maxTokens: number): number {
+function maxSummaryChars(maxTokens: number): number {
   return Math.max(4096, maxTokens * 16);
 }
 

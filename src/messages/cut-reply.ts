@@ -15,7 +15,7 @@ export const CUT_REPLY_VIEW_BYTES = 16 << 10;
 export const CUT_REPLY_MARK = "the model's reply passed the ";
 
 /** A reply stored cut at the cap. */
-export function isCutReply(m: AgentMessage): m is AssistantMessage {
+function isCutReply(m: AgentMessage): m is AssistantMessage {
   return m.role === "assistant" && m.stopReason === "error" && typeof m.errorMessage === "string" && m.errorMessage.startsWith(CUT_REPLY_MARK) && m.errorMessage.includes("(maxReplyMB)");
 }
 
