@@ -7,7 +7,8 @@
 //   100 MB line       the model reads a file holding one 100 MB line of text
 //   300k-file find    the model's find walks 300,000 files
 //   1,000 idle sockets another local user opens TCP connections to `pith serve` and says nothing
-//   endless reply      a hostile endpoint streams one session's reply for ever (cut at maxReplyMB)
+//   endless reply      a hostile endpoint streams one session's reply for ever (cut at maxReplyMB),
+//                      then the same for that session's next prompt, automatic compaction on
 // Beside each: the daemon's peak RSS during the load (VmRSS, sampled every 20 ms).
 // BENCH_LOADS=endless,sockets (words of the load names) runs only those loads.
 import { spawnSync } from "node:child_process";
@@ -134,11 +135,10 @@ export async function runHostileLoadsBench(): Promise<void> {
   const cwd = mkdtempSync(join(tmpdir(), "pith-bench-cwd-"));
   try {
     // the endless endpoint is one more provider; maxReplyMB is left at its default. Automatic
-    // compaction is off: after the cut, a compaction of the 32 MiB context would ask the same
-    // endpoint for a summary (another endless reply), which is not the load measured here
+    // compaction stays on: the cut reply counts in the context as its bounded view
+    // (messages/cut-reply.ts), so it does not make the daemon compact 32 MiB afterwards
     writeSettings(home, {
       ...FLOW_SETTINGS,
-      compaction: { ...FLOW_SETTINGS.compaction, enabled: false },
       providers: { [HOSTILE_PROVIDER]: { api: "anthropic", baseUrl: api.url, apiKeyEnv: "HOSTILE_KEY" } },
     });
     if (selected("read of a 100 MB line")) writeLongLine(join(cwd, "line.txt"), 100 * 1024 * 1024);
@@ -175,6 +175,10 @@ export async function runHostileLoadsBench(): Promise<void> {
       const e = (await peer.request("createSession", { cwd, model: `${HOSTILE_PROVIDER}/claude-sonnet-4-5` })).sessionId;
       const load = await endlessReplyLoad(d, peer, api, e, (until) => sampleWhile(peer, b, until));
       rows.push(["endless reply (hostile endpoint)", load.times, load.rss, load.outcome]);
+      // the next prompt of that session: its context holds the cut reply (as its bounded view), and
+      // automatic compaction may ask the same endpoint for a summary (cut in its turn)
+      const next = await endlessReplyLoad(d, peer, api, e, (until) => sampleWhile(peer, b, until));
+      rows.push(["endless reply, the next prompt", next.times, next.rss, next.outcome]);
     }
     console.log("another session's getState while one hostile load runs (ms), and the daemon's peak RSS (MiB):");
     console.log(

@@ -2,6 +2,7 @@
 // the agent's message events, a failure retried or not as the host decides, and the final
 // message stored before it is announced. Kept apart from the loop, which only sees the stored
 // message (and the error, if the call failed).
+import { modelViews } from "../messages/cut-reply.js";
 import type { AssistantMessage } from "../messages/types.js";
 import { ErrorCodes } from "../../protocol/error-codes.js";
 import { REPLY_TOO_LARGE } from "../llm/reply-cap.js";
@@ -27,7 +28,9 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
   const { session, provider, model } = options;
   for (let attempt = 1; ; attempt++) {
     const ctx = session.buildContext();
-    const messages = options.hooks?.transformContext ? options.hooks.transformContext(ctx.messages) : ctx.messages;
+    // a reply cut at the cap goes back bounded (messages/cut-reply.ts), not as the MiB it was cut at
+    const context = modelViews(ctx.messages) as typeof ctx.messages;
+    const messages = options.hooks?.transformContext ? options.hooks.transformContext(context) : context;
     let final: AssistantMessage | undefined;
     let failure: ProviderError | undefined;
     let started = false;

@@ -3,6 +3,7 @@
 // classes and blocks; its weights were fitted on the real usage deltas of a long Pi session
 // (half the turns) and checked on the other half: `npm run bench` prints its error beside
 // chars/4's. Authoritative counts come from the provider's usage; estimates fill the gaps.
+import { modelView } from "../messages/cut-reply.js";
 import type { AgentMessage, AssistantMessage, Usage } from "../messages/types.js";
 
 const ALNUM_PER_TOKEN = 3.5;
@@ -62,7 +63,9 @@ export function estimateMessageTokens(message: AgentMessage): number {
   return tokens;
 }
 
-function computeMessageTokens(message: AgentMessage): number {
+// a reply cut at the cap counts as what the model is sent of it (messages/cut-reply.ts)
+function computeMessageTokens(stored: AgentMessage): number {
+  const message = modelView(stored);
   let tokens = MESSAGE_TOKENS;
   switch (message.role) {
     case "user":

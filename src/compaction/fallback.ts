@@ -1,6 +1,7 @@
 // A summary built without a model, for when the summarizer fails (error, timeout): the session
 // must be able to go on. It is extractive: the user's requests, the files touched, the commands
 // run, the errors seen and the assistant's last words, in the usual sections.
+import { modelView } from "../messages/cut-reply.js";
 import { messageText, type AgentMessage } from "../messages/types.js";
 import { truncateMiddle } from "./serialize.js";
 
@@ -21,7 +22,8 @@ export function extractiveSummary(messages: readonly AgentMessage[], previousSum
   const actions: string[] = [];
   const errors: string[] = [];
   const statements: string[] = [];
-  for (const m of messages) {
+  for (const stored of messages) {
+    const m = modelView(stored);
     if (m.role === "user") {
       const t = oneLine(messageText(m));
       if (t) requests.push(t);

@@ -1,5 +1,6 @@
 // The conversation as plain, role-marked text for the summarizer: a transcript to read, not a
 // chat to continue. One block per message so a long span can be split between requests.
+import { modelView } from "../messages/cut-reply.js";
 import type { AgentMessage } from "../messages/types.js";
 
 export interface SerializeOptions {
@@ -35,7 +36,9 @@ function formatArgs(args: unknown, maxChars: number): string {
 }
 
 /** One text block per message (empty messages give none). */
-export function serializeMessage(m: AgentMessage, opts: SerializeOptions): string[] {
+export function serializeMessage(stored: AgentMessage, opts: SerializeOptions): string[] {
+  // a reply cut at the cap is summarized from what the model is sent of it (messages/cut-reply.ts)
+  const m = modelView(stored);
   const max = opts.maxBlockChars;
   switch (m.role) {
     case "user": {

@@ -4,8 +4,10 @@
 // changes the context, and checked again when used (same model, the context still starts with
 // it), so a tree move or a new model never sends a request that is not the context's.
 import type { SummarizerPort, SummarizerRequest } from "../compaction/index.js";
+import { readSummary } from "../agent/summarizer-port.js";
+import { modelView, modelViews } from "../messages/cut-reply.js";
 import type { AgentMessage } from "../messages/types.js";
-import { ProviderError, type ModelInfo, type Provider, type StreamRequest } from "../llm/types.js";
+import type { ModelInfo, Provider, StreamRequest } from "../llm/types.js";
 
 /**
  * Past this since the request was sent its cache entry may have expired (Anthropic's lives 5
@@ -48,28 +50,18 @@ export class LastRequest {
     if (this.now() - this.sentAt > WARM_FOR_MS) return undefined;
     const n = sent.messages.length;
     if (context.length <= n || context[n].role !== "assistant") return undefined;
-    for (let i = 0; i < n; i++) if (sent.messages[i] !== context[i] && JSON.stringify(sent.messages[i]) !== JSON.stringify(context[i])) return undefined;
-    const after = context.slice(n);
+    // the request was sent with the model's view of each message (a cut reply bounded: messages/cut-reply.ts)
+    for (let i = 0; i < n; i++) {
+      const seen = modelView(context[i]);
+      if (sent.messages[i] !== seen && JSON.stringify(sent.messages[i]) !== JSON.stringify(seen)) return undefined;
+    }
+    const after = modelViews(context.slice(n));
     return {
-      async summarize(request: SummarizerRequest, signal: AbortSignal, onDelta?: (text: string) => void): Promise<string> {
+      summarize(request: SummarizerRequest, signal: AbortSignal, onDelta?: (text: string) => void): Promise<string> {
         const ask: AgentMessage = { role: "user", content: request.prompt, timestamp: Date.now() };
         // the same system prompt, tools, output limit and thinking: any change would miss the cache
-        const stream = provider.stream({ ...sent, messages: [...sent.messages, ...after, ask], cachePrefix: n, signal });
-        let text = "";
-        for await (const ev of stream) {
-          if (ev.type === "error") {
-            request.onUsage?.(ev.message.usage);
-            throw ev.error;
-          }
-          if (ev.type === "text_delta") onDelta?.(ev.delta);
-          // a tool call in the reply is never run: only its text is the summary
-          if (ev.type === "done") {
-            request.onUsage?.(ev.message.usage);
-            text = ev.message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
-          }
-        }
-        if (!text.trim()) throw new ProviderError({ errorClass: "fatal", message: "the summarizer returned no text" });
-        return text;
+        const { signal: _sent, ...again } = sent;
+        return readSummary(provider, { ...again, messages: [...sent.messages, ...after, ask], cachePrefix: n }, request, signal, onDelta);
       },
     };
   }

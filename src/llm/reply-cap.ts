@@ -13,6 +13,7 @@
 // the one place every stream passes through, it also gives the event loop back during a long
 // stream (loop-turns.ts), so one session's reply cannot keep the others waiting.
 import { Buffer } from "node:buffer";
+import { CUT_REPLY_MARK } from "../messages/cut-reply.js";
 import type { AssistantMessage } from "../messages/types.js";
 import { LoopTurns } from "./loop-turns.js";
 import { ProviderError, type Provider, type StreamEvent, type StreamRequest } from "./types.js";
@@ -123,7 +124,7 @@ class CappedStream implements AsyncIterableIterator<StreamEvent, undefined> {
     const error = new ProviderError({
       errorClass: "fatal",
       type: REPLY_TOO_LARGE,
-      message: `the model's reply passed the ${mib(this.maxBytes)} cap on one reply (maxReplyMB): the stream was cut and the reply kept up to the cap`,
+      message: `${CUT_REPLY_MARK}${mib(this.maxBytes)} cap on one reply (maxReplyMB): the stream was cut and the reply kept up to the cap`,
     });
     message.stopReason = "error";
     message.errorMessage = error.message;
