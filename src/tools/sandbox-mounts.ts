@@ -113,8 +113,9 @@ const placeholders = new Map<string, number>();
  */
 export function releasePlaceholders(args: readonly string[]): void {
   for (let i = 0; i < args.length - 1; i++) {
-    if (args[i] !== PLACEHOLDER) continue;
     const p = args[i + 1];
+    // only what mountArgs counted: the fixed `--remount-ro /dev` is the same option, not a placeholder
+    if (args[i] !== PLACEHOLDER || !placeholders.has(p)) continue;
     const left = (placeholders.get(p) ?? 1) - 1;
     if (left > 0) {
       placeholders.set(p, left);
