@@ -15,6 +15,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isInside } from "../tools/paths.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { isSessionTempName } from "./session-temp.js";
 
@@ -30,12 +31,6 @@ export interface WorkspaceRules {
 
 function refused(reason: string, message: string, cwd: string): HostError {
   return new HostError(ErrorCode.InvalidParams, message, { reason, cwd: String(cwd).slice(0, 300) });
-}
-
-/** True when `child` is `parent` or lies below it (both absolute, normalized). */
-function inside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /**
@@ -73,7 +68,7 @@ function protectedPlaces(rules: WorkspaceRules): string[] {
 /** A session's own temp directory (session-temp.ts), or a path inside one. */
 function inSessionTemp(real: string): boolean {
   const tmp = realAsFarAsItGoes(tmpdir());
-  if (!inside(tmp, real) || real === tmp) return false;
+  if (!isInside(tmp, real) || real === tmp) return false;
   return isSessionTempName(relative(tmp, real).split(sep)[0]);
 }
 
@@ -90,7 +85,7 @@ export function checkWorkspace(cwd: unknown, origin: CwdOrigin, rules: Workspace
   const real = realAsFarAsItGoes(cwd);
   const lexical = realAsFarAsItGoes(resolve(cwd));
   for (const place of protectedPlaces(rules)) {
-    const hit = [real, lexical].find((p) => inside(place, p));
+    const hit = [real, lexical].find((p) => isInside(place, p));
     if (hit !== undefined) {
       throw refused("CwdInPithHome", `a session cannot work in ${cwd}: it is ${hit === place ? "" : "inside "}pith's own folder ${place} (its token, settings and transcripts)`, cwd);
     }
@@ -98,7 +93,7 @@ export function checkWorkspace(cwd: unknown, origin: CwdOrigin, rules: Workspace
   if (inSessionTemp(real) || inSessionTemp(lexical)) throw refused("CwdInPithHome", `a session cannot work in ${cwd}: it is inside another session's private temp directory`, cwd);
   if (origin === "file") {
     const home = realAsFarAsItGoes(resolve(rules.userHome ?? homedir()));
-    if ([real, lexical].some((p) => p === "/" || inside(p, home))) {
+    if ([real, lexical].some((p) => p === "/" || isInside(p, home))) {
       throw refused(
         "CwdTooWide",
         `the session file says it works in ${cwd}, ${real === home ? "your home directory" : real === "/" ? "the whole file system" : "a directory above your home"}: pith does not take so wide a cwd from a file; open it with cwd set to the directory it should work in`,

@@ -80,6 +80,7 @@ export function pathKind(path: string): PathKind {
   return "directory";
 }
 
+// paths.ts's isInside, not imported: paths.ts reaches this file through types.ts and sandbox.ts
 function isInside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
