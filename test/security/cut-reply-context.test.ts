@@ -79,7 +79,9 @@ test("after a cut reply the next prompts run on a bounded context; compaction as
   const ends = runs.flatMap((events) => byType(events, "compaction_end"));
   assert.ok(ends.length >= 1, `a compaction ran (${ends.length})`);
   assert.ok(summarizerCalls.length >= 1 && summarizerCalls.length <= 3 * ends.length, `${summarizerCalls.length} summarizer requests for ${ends.length} compaction(s)`);
-  for (const r of summarizerCalls) assert.ok((r.streamed ?? 0) < CAP / 4, `a summarizer reply ran to ${r.streamed} bytes before it was cut`);
+  // what the fake wrote counts what sat in socket buffers while the abort travelled (more on a busy
+  // machine); uncut, a summary reply runs to the whole cap
+  for (const r of summarizerCalls) assert.ok((r.streamed ?? 0) < CAP / 2, `a summarizer reply ran to ${r.streamed} bytes before it was cut`);
   for (const e of ends) assert.ok(e.fallback || e.error, `compaction_end: ${JSON.stringify({ fallback: e.fallback, error: e.error, aborted: e.aborted })}`);
   const updates = runs.flatMap((events) => byType(events, "compaction_update")).length;
   assert.ok(updates < 20_000, `${updates} compaction_update events`);
