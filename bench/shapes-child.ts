@@ -53,7 +53,7 @@ if (mode === "plain") {
   const host = new SessionHost({ sessionsDir: join(file, "..", "sessions"), logger: createLogger("silent"), env: { PITH_HOME: join(file, "..") } });
   const live = await host.open({ sessionFile: file });
   t0 = performance.now();
-  await live.admit("navigateTree", { sessionId: live.id, targetId: target, summarize: false }, (held) => live.navigateTree(held, target, false));
+  await host.perform("navigateTree", { sessionId: live.id, targetId: target, summarize: false }, (held) => live.navigateTree(held, target, false));
   const navigate = ms(t0);
   await host.shutdown();
   console.log(JSON.stringify({ open, heapAfterOpenMb, tree1, tree2, getMessages, navigate, messages, treeEntries: tree.entries.length, contextMessages: ctx.messages.length, maxRssMb: maxRssMb() }));

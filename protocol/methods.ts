@@ -148,7 +148,7 @@ export const TreeNode = z.object({
 
 /**
  * How a method runs beside the others: what the server takes before calling its handler
- * (src/host/method-gate.ts), and whether it waits for durability before answering (every scope
+ * (src/host/operations/perform.ts), and whether it waits for durability before answering (every scope
  * but "read"). PROTOCOL.md's scope table is generated from these descriptions and the rows below.
  */
 export const METHOD_SCOPES = {
@@ -161,11 +161,32 @@ export const METHOD_SCOPES = {
 
 export type MethodScope = keyof typeof METHOD_SCOPES;
 
-interface MethodDef {
-  scope: MethodScope;
+/**
+ * What holds an exclusive method's session while it runs: the SessionBusy error names it to the
+ * next caller ("the session is busy: a compaction is in progress").
+ */
+export type Activity = "run" | "compaction" | "tree move" | "bash command" | "change";
+
+/**
+ * A method's row: its scope and the rules that go with it, read by the host's operation layer
+ * (src/host/operations) and the JSON-RPC front, so no front keeps a list of method names of its own.
+ */
+type MethodDef = {
   params: z.ZodType;
   result: z.ZodType;
-}
+  /** the relay forgets a relayed session's route once the owner answered this (the session is gone there) */
+  endsRoute?: true;
+  /** why a node link may not call this one, though it names a session (see src/rpc/link-scope.ts) */
+  notOverNodeLink?: string;
+} & (
+  | { scope: Exclude<MethodScope, "exclusive"> }
+  | {
+      scope: "exclusive";
+      holds: Activity;
+      /** a call while a run is in progress joins that run when this param is given, and is refused with `hint` when not */
+      joinsRun?: { param: string; hint: string };
+    }
+);
 
 const initialize = {
   scope: "global",
@@ -222,6 +243,7 @@ const listSessions = {
 
 const closeSession = {
   scope: "global",
+  endsRoute: true,
   params: z.strictObject(SessionRef),
   result: z.object({ closed: z.boolean() }),
 } satisfies MethodDef;
@@ -312,6 +334,8 @@ const getHistory = {
 
 const prompt = {
   scope: "exclusive",
+  holds: "run",
+  joinsRun: { param: "delivery", hint: 'send the prompt with delivery "steer" or "followUp"' },
   params: z.strictObject({
     ...SessionRef,
     text: z.string().min(1),
@@ -332,6 +356,7 @@ const abort = {
 
 const compact = {
   scope: "exclusive",
+  holds: "compaction",
   params: z.strictObject({
     ...SessionRef,
     /** what the summary should focus on */
@@ -359,6 +384,7 @@ const setCompactionThreshold = {
 
 const navigateTree = {
   scope: "exclusive",
+  holds: "tree move",
   params: z.strictObject({
     ...SessionRef,
     targetId: Id,
@@ -378,12 +404,14 @@ const navigateTree = {
 
 const setModel = {
   scope: "exclusive",
+  holds: "change",
   params: z.strictObject({ ...SessionRef, model: z.string().min(1) }),
   result: z.object({ model: z.object({ id: z.string(), contextWindow: NonNegInt, provider: z.string().optional(), name: z.string().optional() }) }),
 } satisfies MethodDef;
 
 const setThinkingLevel = {
   scope: "exclusive",
+  holds: "change",
   params: z.strictObject({ ...SessionRef, level: ThinkingLevel }),
   result: z.object({ level: ThinkingLevel }),
 } satisfies MethodDef;
@@ -435,6 +463,7 @@ const setLabel = {
 
 const deleteSession = {
   scope: "global",
+  endsRoute: true,
   params: z.strictObject(SessionRef),
   /** the file that was removed */
   result: z.object({ deleted: z.string() }),
@@ -460,6 +489,8 @@ const getSessionStats = {
 
 const bash = {
   scope: "exclusive",
+  holds: "bash command",
+  notOverNodeLink: "the user's bash is not run for another node: connect to this node with its client token",
   params: z.strictObject({ ...SessionRef, command: z.string().min(1) }),
   result: z.object({
     output: z.string(),

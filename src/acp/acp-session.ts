@@ -6,6 +6,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { RunError } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
+import type { SessionHost } from "../host/session-host.js";
 import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/event-buffer.js";
@@ -15,6 +16,8 @@ import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 
 export interface AcpSessionOptions {
   session: LiveSession;
+  /** the host's operation layer: a prompt is performed there, as every front's is */
+  host: Pick<SessionHost, "perform">;
   /** sends one session/update (in order; failures are the connection's to report) */
   send(update: acp.SessionUpdate): void;
   /** asks the client; cancelled when the signal aborts */
@@ -108,9 +111,9 @@ export class AcpSession {
     const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
     this.cancel = new AbortController();
     try {
-      // the session's exclusive slot, as for a JSON-RPC prompt (method-gate.ts): a run or a compaction in progress refuses it
+      // the session's exclusive slot, as for a JSON-RPC prompt: a run or a compaction in progress refuses it
       const input = { text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) };
-      await this.live.admit("prompt", { sessionId: this.live.id, text: prompt.text }, (held) => this.live.prompt(held, input));
+      await this.opts.host.perform("prompt", { sessionId: this.live.id, text: prompt.text }, (held) => this.live.prompt(held, input));
     } catch (err) {
       this.pending = null;
       throw err;

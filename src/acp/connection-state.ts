@@ -63,6 +63,7 @@ export class ConnectionState {
     if (existing) return existing;
     const s = new AcpSession({
       session: live,
+      host: this.host,
       ...this.features(),
       send: (update) => this.send(live.id, update),
       requestPermission: (params, signal) => this.client!.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true }),

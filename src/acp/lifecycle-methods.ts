@@ -1,20 +1,22 @@
 // session/new, load, resume, list, close and delete: the sessions an editor starts, opens, lists
 // and ends. Sessions are the host's; the connection follows the ones it created or opened.
 import * as acp from "@agentclientprotocol/sdk";
+import type { LiveSession } from "../host/live-session.js";
 import { historyUpdates } from "./replay.js";
 import { BadCursor, pageOf } from "./session-pages.js";
 import { absolute, acpError, type ConnectionState } from "./connection-state.js";
 
 export async function newSession(cx: ConnectionState, params: acp.NewSessionRequest): Promise<acp.NewSessionResponse> {
   // a cwd pith will not use (missing, pith's own folder) is the editor's -32602 with its reason, not an internal error
-  const s = cx.follow(await cx.host.create({ cwd: absolute(params.cwd) }).catch((err) => Promise.reject(acpError(err))));
+  const cwd = absolute(params.cwd);
+  const s = cx.follow(await cx.host.perform("createSession", { cwd }, () => cx.host.create({ cwd })).catch((err) => Promise.reject(acpError(err))));
   cx.afterResponse(s.id);
   return { sessionId: s.id, ...cx.described(s) };
 }
 
 export async function loadSession(cx: ConnectionState, params: acp.LoadSessionRequest): Promise<acp.LoadSessionResponse> {
   absolute(params.cwd);
-  const live = await cx.host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  const live = await openLive(cx, params.sessionId);
   const s = cx.follow(live);
   // the whole active branch from the root, not only what the model sees after the last summary
   for (const update of historyUpdates(live.file.branchPath(), { cwd: live.file.cwd, compaction: cx.features().compaction })) cx.send(s.id, update);
@@ -24,7 +26,7 @@ export async function loadSession(cx: ConnectionState, params: acp.LoadSessionRe
 
 export async function resumeSession(cx: ConnectionState, params: acp.ResumeSessionRequest): Promise<acp.ResumeSessionResponse> {
   absolute(params.cwd);
-  const live = await cx.host.open({ sessionId: params.sessionId }).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  const live = await openLive(cx, params.sessionId);
   const s = cx.follow(live);
   cx.afterResponse(s.id);
   return cx.described(s);
@@ -46,12 +48,18 @@ export async function listSessions(cx: ConnectionState, params: acp.ListSessions
 export async function closeSession(cx: ConnectionState, params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
   const s = cx.get(params.sessionId);
   cx.unfollow(s.id);
-  await cx.host.close(s.id).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  await cx.host.perform("closeSession", { sessionId: s.id }, () => cx.host.close(s.id)).catch((err) => Promise.reject(acpError(err, params.sessionId)));
   return {};
 }
 
 export async function deleteSession(cx: ConnectionState, params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
   cx.unfollow(params.sessionId);
-  await cx.host.delete(params.sessionId).catch((err) => Promise.reject(acpError(err, params.sessionId)));
+  const sessionId = params.sessionId;
+  await cx.host.perform("deleteSession", { sessionId }, () => cx.host.delete(sessionId)).catch((err) => Promise.reject(acpError(err, sessionId)));
   return {};
+}
+
+/** session/load and session/resume: pith's openSession by id. */
+function openLive(cx: ConnectionState, sessionId: string): Promise<LiveSession> {
+  return cx.host.perform("openSession", { sessionId }, () => cx.host.open({ sessionId })).catch((err) => Promise.reject(acpError(err, sessionId)));
 }

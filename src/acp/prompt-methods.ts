@@ -37,24 +37,26 @@ export function cancel(cx: ConnectionState, params: acp.CancelNotification): voi
 async function runCommand(cx: ConnectionState, s: AcpSession, command: ParsedCommand): Promise<acp.PromptResponse> {
   const say = (text: string) => cx.send(s.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   if (command.name === "autocompact") return autoCompactCommand(cx, s, command, say);
-  return compactCommand(s, command, say);
+  return compactCommand(cx, s, command, say);
 }
 
-function autoCompactCommand(cx: ConnectionState, s: AcpSession, command: Extract<ParsedCommand, { name: "autocompact" }>, say: (text: string) => void): acp.PromptResponse {
+async function autoCompactCommand(cx: ConnectionState, s: AcpSession, command: Extract<ParsedCommand, { name: "autocompact" }>, say: (text: string) => void): Promise<acp.PromptResponse> {
   if ("error" in command) {
     say(command.error);
     return { stopReason: "end_turn" };
   }
-  s.live.setAutoCompaction(command.enabled);
+  const enabled = command.enabled;
+  await cx.host.perform("setAutoCompactionEnabled", { sessionId: s.id, enabled }, () => s.live.setAutoCompaction(enabled));
   say(`Automatic compaction is ${command.enabled ? "on" : "off"}.`);
   cx.send(s.id, { sessionUpdate: "config_option_update", configOptions: cx.options(s) });
   return { stopReason: "end_turn" };
 }
 
 /** Nothing to compact is said in the chat; an aborted compaction ends the turn as cancelled. */
-async function compactCommand(s: AcpSession, command: Extract<ParsedCommand, { name: "compact" }>, say: (text: string) => void): Promise<acp.PromptResponse> {
+async function compactCommand(cx: ConnectionState, s: AcpSession, command: Extract<ParsedCommand, { name: "compact" }>, say: (text: string) => void): Promise<acp.PromptResponse> {
+  const instructions = command.instructions;
   try {
-    await s.live.admit("compact", { sessionId: s.id, instructions: command.instructions }, (held) => s.live.compact(held, command.instructions));
+    await cx.host.perform("compact", { sessionId: s.id, instructions }, (held) => s.live.compact(held, instructions));
   } catch (err) {
     const mapped = hostErrorOf(err);
     if (mapped?.code === ErrorCodes.NothingToCompact) {

@@ -63,16 +63,18 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
       const sessionFile = opts.store?.kind === "postgres" ? opts.session : sessionFileOf(opts.session);
       // a file from outside the store (a colleague's, a download) works here, never where its header says
       const cwd = host.workspaces.isStoreFile(sessionFile) ? undefined : (opts.cwd ?? process.cwd());
-      session = await host.open({ sessionFile, ...(cwd === undefined ? {} : { cwd }) });
+      const ref = { sessionFile, ...(cwd === undefined ? {} : { cwd }) };
+      session = await host.perform("openSession", ref, () => host.open(ref));
       existing = true;
     } else {
       const last = opts.continueLast ? (await host.list(opts.cwd ?? process.cwd()))[0] : undefined;
-      session = last ? await host.open({ sessionFile: last.file }) : await host.create({ cwd: opts.cwd ?? process.cwd() });
+      const fresh = { cwd: opts.cwd ?? process.cwd() };
+      session = last ? await host.perform("openSession", { sessionFile: last.file }, () => host.open({ sessionFile: last.file })) : await host.perform("createSession", fresh, () => host.create(fresh));
       existing = last !== undefined;
     }
     const model = opts.model;
     const opened = session;
-    if (model) opened.admit("setModel", { sessionId: opened.id, model }, (held) => opened.setModel(held, model));
+    if (model) await host.perform("setModel", { sessionId: opened.id, model }, (held) => opened.setModel(held, model));
   } catch (err) {
     printError(err);
     await host.shutdown();
@@ -96,7 +98,7 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   try {
-    await session.admit("prompt", { sessionId: session.id, text: opts.prompt }, (held) => session.prompt(held, { text: opts.prompt }));
+    await host.perform("prompt", { sessionId: session.id, text: opts.prompt }, (held) => session.prompt(held, { text: opts.prompt }));
     await ended;
     await session.idle();
   } catch (err) {

@@ -4,24 +4,13 @@
 // is in progress, never queued behind it (a client that wants to wait subscribes and retries).
 // A closing session refuses everything with SessionNotFound: it is about to be gone.
 //
-// Callers do not check the slot themselves: method-gate.ts admits a request here by its row's
-// scope before the operation runs, and the operations of LiveSession take the `Held` this gate
-// hands out, so an exclusive operation that skips the gate does not compile.
-import type { ExclusiveMethod, ParsedParamsOf } from "../../protocol/index.js";
+// Only the operation layer (operations/perform.ts) admits here, by the method's row: what it
+// holds the slot as, and whether it may join a running run. The exclusive operations of
+// LiveSession take the `Held` this gate hands out, so one that skips the gate does not compile.
+import { methods, type Activity, type ExclusiveMethod, type ParsedParamsOf } from "../../protocol/index.js";
 import { ErrorCode, HostError } from "./host-error.js";
 
-/** What holds the session. A run is the agent's own state once started; the others hold the slot here. */
-export type Activity = "run" | "compaction" | "tree move" | "bash command" | "change";
-
-/** What each exclusive method holds the slot as (the busy error names it to the next caller). */
-const ACTIVITY: { readonly [M in ExclusiveMethod]: Activity } = {
-  prompt: "run",
-  compact: "compaction",
-  navigateTree: "tree move",
-  bash: "bash command",
-  setModel: "change",
-  setThinkingLevel: "change",
-};
+export type { Activity } from "../../protocol/index.js";
 
 declare const admitted: unique symbol;
 /** Proof that the gate let an exclusive operation in; `signal` fires when abort() cancels it. */
@@ -59,16 +48,17 @@ export class ExclusiveSlot {
   }
 
   /**
-   * Admits one exclusive method: runs `fn` holding the slot as the method's activity (released
-   * when `fn` returns or, for a promise, settles), or refuses it. A prompt while a run is in
-   * progress joins it when it says how (`delivery`), and is refused otherwise.
+   * Admits one exclusive method by its row: runs `fn` holding the slot as the row says (released
+   * when `fn` returns or, for a promise, settles), or refuses it. A method that may join a running
+   * run (prompt) joins it when its params say how, and is refused with the row's hint otherwise.
    */
   admit<M extends ExclusiveMethod, T>(method: M, params: ParsedParamsOf<M>, fn: (held: Held) => T): T {
-    if (method === "prompt" && this.running()) {
-      if ((params as ParsedParamsOf<"prompt">).delivery) return fn(JOINED);
-      throw new HostError(ErrorCode.SessionBusy, 'the session is running; send the prompt with delivery "steer" or "followUp"', { sessionId: this.sessionId });
+    const row = methods[method];
+    if ("joinsRun" in row && this.running()) {
+      if ((params as Record<string, unknown>)[row.joinsRun.param] !== undefined) return fn(JOINED);
+      throw new HostError(ErrorCode.SessionBusy, `the session is running; ${row.joinsRun.hint}`, { sessionId: this.sessionId });
     }
-    return this.run(ACTIVITY[method], (signal) => fn({ signal } as Held));
+    return this.run(row.holds, (signal) => fn({ signal } as Held));
   }
 
   /** Throws when an exclusive operation could not start now. */

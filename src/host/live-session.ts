@@ -1,11 +1,11 @@
 // A live session: the store, an agent and the policy around them. Exclusive operations (a run, a
 // compaction, a tree move, a user command, a model change) run only once admitted to the session's
-// one slot (admit, exclusive.ts), which the front ends reach through method-gate.ts by the method's
-// scope; they take the `Held` it hands out. Reads answer at once. Every change is stored before it
+// one slot (exclusive.ts), which every front reaches through the operation layer
+// (operations/perform.ts) by the method's row; they take the `Held` it hands out. Reads answer at once. Every change is stored before it
 // is announced; events carry a per-session sequence number (session-events.ts).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { EventName, ExclusiveMethod, ParsedParamsOf, ResultOf } from "../../protocol/index.js";
+import type { EventName, ResultOf } from "../../protocol/index.js";
 import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
 import type { CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
@@ -55,7 +55,8 @@ export class LiveSession {
   private readonly deps: LiveSessionDeps;
   /** the event stream (the host announces a move on it) */
   readonly events: SessionEvents;
-  private readonly slot: ExclusiveSlot;
+  /** the gate of the exclusive operations: only the operation layer admits there (operations/perform.ts) */
+  readonly slot: ExclusiveSlot;
   private agent: Agent;
   private model: ModelInfo;
   private thinkingLevel: ThinkingLevel;
@@ -103,7 +104,6 @@ export class LiveSession {
   }
 
   get permissionMode(): PermissionMode { return this.settings.permissionMode; }
-  set permissionMode(mode: PermissionMode) { this.settings.permissionMode = mode; }
 
   // -- events --
   subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {
@@ -229,19 +229,11 @@ export class LiveSession {
     saveQueue(this.file, queue, change, this.deps.logger);
   }
 
-  /**
-   * The gate of the exclusive methods: runs `fn` once the slot admits `method` (or throws
-   * SessionBusy / SessionNotFound). A request that stores something when it ends is tracked, so
-   * close() waits for it; a run is waited for as the run (idle()).
-   */
-  admit<M extends ExclusiveMethod, T>(method: M, params: ParsedParamsOf<M>, fn: (held: Held) => T): T {
-    const result = this.slot.admit(method, params, fn);
-    if (method !== "prompt" && result instanceof Promise) {
-      this.inflight.add(result);
-      const done = () => this.inflight.delete(result);
-      result.then(done, done);
-    }
-    return result;
+  /** A request that stores something when it ends (bash, a tree move, a compaction): close() waits for it. */
+  track(request: Promise<unknown>): void {
+    this.inflight.add(request);
+    const done = () => this.inflight.delete(request);
+    request.then(done, done);
   }
 
   /** Starts a run with the user's message, or queues it (steer / follow-up) on the run the gate let it join. */
@@ -322,6 +314,11 @@ export class LiveSession {
   }
 
   readonly setCompactionThreshold = (t: number | null): ResultOf<"setCompactionThreshold"> => this.compaction.budget.setThreshold(t);
+
+  setPermissionMode(mode: PermissionMode): ResultOf<"setPermissionMode"> {
+    this.settings.permissionMode = mode;
+    return { mode };
+  }
 
   setName(name: string): ResultOf<"setSessionName"> {
     this.file.setName(name);

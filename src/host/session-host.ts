@@ -13,7 +13,6 @@ import type { SessionSummary } from "../session/list.js";
 import type { SessionRef, SessionStore } from "../session/store.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
-import { sandboxAvailable } from "../tools/sandbox.js";
 import { callerPath } from "./caller-paths.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { hostErrorOf, movedError } from "./store-errors.js";
@@ -23,8 +22,11 @@ import type { ModelResolver } from "./model-resolver.js";
 import type { SessionModels } from "./session-models.js";
 import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
-import { sandboxNetwork, sessionEditor, toolPolicy } from "./tool-policy.js";
+import { sessionEditor, toolPolicy } from "./tool-policy.js";
+import { warnIfUnsandboxed } from "./sandbox-warning.js";
 import { SessionWorkspaces } from "./session-workspaces.js";
+import { perform, type HeldFor } from "./operations/perform.js";
+import type { MethodName, ParsedParamsOf } from "../../protocol/index.js";
 
 export { hostErrorOf } from "./store-errors.js";
 
@@ -71,7 +73,7 @@ export class SessionHost {
     this.modelSources = new HostModels(options.logger, options.script, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
     if (this.offline) options.logger.warn("no model configured and no ANTHROPIC_API_KEY or OPENAI_API_KEY: sessions use the offline scripted provider (a demo script)");
-    this.warnIfUnsandboxed();
+    warnIfUnsandboxed(this.env, options.flags, options.logger);
     removeStaleSessionTempDirs();
     if (options.idleUnloadMs && options.idleUnloadMs > 0) {
       this.idleTimer = setInterval(() => void this.unloadIdle(), Math.min(options.idleUnloadMs, 60_000));
@@ -114,27 +116,6 @@ export class SessionHost {
 
   private get env(): NodeJS.ProcessEnv {
     return this.options.env ?? process.env;
-  }
-
-  /** Once at start: the model's bash runs unconfined unless bubblewrap works (or the user chose so). */
-  private warnIfUnsandboxed(): void {
-    let user: Settings;
-    try {
-      user = resolveSettings(process.cwd(), this.env, this.options.flags).settings;
-    } catch {
-      return; // a bad settings file is reported when a session needs it
-    }
-    const probe = sandboxAvailable();
-    if (user.sandbox?.mode === undefined && !probe.ok) {
-      this.options.logger.warn(`the model's bash commands run without a sandbox: ${probe.reason} (or set sandbox.mode to "off" in settings.json to silence this)`);
-    } else if (user.sandbox?.mode !== undefined && user.sandbox.mode !== "off" && !probe.ok) {
-      this.options.logger.error(`sandbox.mode is "${user.sandbox.mode}" but ${probe.reason}: the model's bash commands will be refused`);
-    }
-    if (probe.ok && user.sandbox?.mode !== "off" && sandboxNetwork(user) === "host") {
-      this.options.logger.warn(
-        "sandbox.network is on but slirp4netns is not installed: sandboxed commands share the host's network, 127.0.0.1 included (install the Debian package slirp4netns to isolate it)",
-      );
-    }
   }
 
   /** The settings in effect for `cwd`; project keys it may not set are dropped, logged once and kept for getSettings. */
@@ -197,8 +178,9 @@ export class SessionHost {
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
       const session = this.live(file, params.model);
-      if (params.model) session.admit("setModel", { sessionId: session.id, model: params.model }, (held) => session.setModel(held, params.model!));
-      if (params.name) session.setName(params.name);
+      const { model, name } = params;
+      if (model) await this.perform("setModel", { sessionId: session.id, model }, (held) => session.setModel(held, model));
+      if (name) await this.perform("setSessionName", { sessionId: session.id, name }, () => session.setName(name));
       return session;
     } catch (err) {
       await file.closeAsync().catch(() => {});
@@ -224,11 +206,11 @@ export class SessionHost {
     const key = "sessionId" in ref ? ref.sessionId : (this.store.sessionIdOf?.(ref) ?? ref.sessionFile);
     for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
     const origin = this.workspaces.originOf(ref);
-    const admit = cwd === undefined ? (header: { cwd?: unknown }) => this.workspaces.check(header.cwd, origin) : undefined;
+    const checkHeader = cwd === undefined ? (header: { cwd?: unknown }) => this.workspaces.check(header.cwd, origin) : undefined;
     let pending = this.opening.get(key);
     if (!pending) {
       pending = (async () => {
-        const opened = await this.storeCall(() => this.store.open(ref, { admit }));
+        const opened = await this.storeCall(() => this.store.open(ref, { checkHeader }));
         // asked for by two names at once (its id and its file): the first one opened is the session
         const live = this.sessions.get(opened.sessionId);
         if (live) {
@@ -236,7 +218,7 @@ export class SessionHost {
           return live;
         }
         try {
-          // the header as read in full (it could have changed since admit saw it), or the caller's cwd
+          // the header as read in full (it could have changed since checkHeader saw it), or the caller's cwd
           if (cwd === undefined) this.workspaces.check(opened.cwd, origin);
           else opened.workCwd = cwd;
           await opened.warmContextAsync();
@@ -294,6 +276,11 @@ export class SessionHost {
       await forked.closeAsync().catch(() => {});
       throw hostErrorOf(err) ?? err;
     }
+  }
+
+  /** One operation of the method table, the one way every front reaches a session (operations/perform.ts). */
+  perform<M extends MethodName, T>(method: M, params: ParsedParamsOf<M>, fn: (held: HeldFor<M>) => T | Promise<T>): Promise<T> {
+    return perform(this, method, params, fn);
   }
 
   /** Resolves once what the session stored so far is durable (at once on the file store); SessionMoved if it was taken. */

@@ -13,11 +13,12 @@ import { PG_LOCATOR_PREFIX } from "../session/postgres/listing.js";
 /**
  * The session methods a relayed client uses, passed on as they come: every method of the table
  * addressed to one session (its params carry `sessionId`), but the user's `bash`. Read from the
- * table, so a session method added to the protocol is relayed without a second list to keep.
+ * table, so a session method added to the protocol is relayed without a second list to keep (a
+ * row's `notOverNodeLink` says why one is not).
  */
 const SESSION_METHODS: ReadonlySet<MethodName> = new Set(
   (Object.entries(methods) as [MethodName, { params: z.ZodType }][])
-    .filter(([name, def]) => name !== "bash" && def.params instanceof z.ZodObject && "sessionId" in def.params.shape)
+    .filter(([name, def]) => !("notOverNodeLink" in methods[name]) && def.params instanceof z.ZodObject && "sessionId" in def.params.shape)
     .map(([name]) => name),
 );
 
@@ -30,6 +31,7 @@ export function linkCallRefusal(method: MethodName, params: unknown): string | u
     if (typeof p.sessionId === "string" || (typeof p.sessionFile === "string" && p.sessionFile.startsWith(PG_LOCATOR_PREFIX))) return undefined;
     return "a node link opens stored sessions by id only";
   }
-  if (method === "bash") return "the user's bash is not run for another node: connect to this node with its client token";
+  const row = methods[method];
+  if ("notOverNodeLink" in row) return row.notOverNodeLink;
   return `${method} is not relayed: a node link may only relay a client's session requests`;
 }

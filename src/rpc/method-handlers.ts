@@ -5,7 +5,7 @@
 // here are mapped to the protocol's codes by the server.
 import { ErrorCodes, PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
-import type { HeldFor } from "../host/method-gate.js";
+import type { HeldFor } from "../host/operations/perform.js";
 import type { SessionListener } from "../host/ports.js";
 import { sessionHistory } from "../host/session-history.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
@@ -15,7 +15,7 @@ import { settingsHandlers } from "./settings-methods.js";
 
 const SERVER_INFO = { name: "pith", version: "0.1.0" };
 
-/** `held`: what the method's scope took before the handler runs (dispatch.ts): the session's slot for an exclusive method. */
+/** `held`: what the method's scope took before the handler runs (the host's operation layer): the session's slot for an exclusive method. */
 export type Handler<M extends MethodName> = (params: ParsedParamsOf<M>, state: ConnState, held: HeldFor<M>) => ResultOf<M> | Promise<ResultOf<M>>;
 export type Handlers = { [M in MethodName]: Handler<M> };
 
@@ -107,9 +107,6 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     deleteSession: (p) => host.delete(p.sessionId),
     getSessionStats: (p) => session(p).stats(),
     bash: (p, _state, held) => session(p).bash(held, p.command),
-    setPermissionMode: (p) => {
-      session(p).permissionMode = p.mode;
-      return { mode: p.mode };
-    },
+    setPermissionMode: (p) => session(p).setPermissionMode(p.mode),
   };
 }

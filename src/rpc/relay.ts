@@ -28,8 +28,6 @@ export interface RelayOwner {
 
 type Route = { link: NodeLink; nodeId: string | null } | { lost: true };
 
-const ENDS_ROUTE: ReadonlySet<string> = new Set(["closeSession", "deleteSession"]);
-
 export class ConnRelay {
   private readonly links = new Map<string, Promise<NodeLink>>();
   private readonly routes = new Map<string, Route>();
@@ -89,7 +87,7 @@ export class ConnRelay {
       if (err instanceof LinkError) throw err;
       throw new LinkError(ErrorCodes.SessionMoved, `the node that had session ${sessionId} is gone: open it again`, { sessionId, owner: { nodeId: null } });
     }
-    if (ENDS_ROUTE.has(method)) this.routes.delete(sessionId);
+    if ("endsRoute" in methods[method]) this.routes.delete(sessionId);
     else this.learn(result, route.link, route.nodeId);
     return result as ResultOf<M>;
   }

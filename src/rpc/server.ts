@@ -9,7 +9,6 @@ import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls, type 
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { askPermission, beforeCompact } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
-import { dispatch } from "./dispatch.js";
 import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
 import { linkCallRefusal } from "./link-scope.js";
 import type { LinkSecurity } from "./link-security.js";
@@ -70,7 +69,7 @@ export class RpcServer {
     });
   }
 
-  /** A method's handler behind the params check and its scope's gate (dispatch.ts); errors become the protocol's codes. */
+  /** A method's handler behind the params check, performed by the host's operation layer (its scope, durability); errors become the protocol's codes. */
   private register<M extends MethodName>(method: M, handlers: Handlers): void {
     const handler: Handler<M> = handlers[method];
     this.server.addMethod(method, async (raw, state) => {
@@ -83,7 +82,7 @@ export class RpcServer {
       try {
         // a session another node owns: its gate and its durability are the owner's
         if (named !== undefined && state.relay?.has(named, method)) return await state.relay.forward(named, method, checked.params);
-        return await dispatch(this.host, method, checked.params, state, handler);
+        return await this.host.perform(method, checked.params, (held) => handler(checked.params, state, held));
       } catch (err) {
         // the owner node's answer, passed on as it gave it
         if (err instanceof LinkError) throw rpcError(err.code, err.message, err.data);

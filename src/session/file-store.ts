@@ -27,7 +27,7 @@ export class FileSessionStore implements SessionStore {
     return SessionFile.create({ cwd: options.cwd, sessionsDir: this.sessionsDir });
   }
 
-  async open(ref: SessionRef, options: { admit?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
+  async open(ref: SessionRef, options: { checkHeader?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
     let path: string;
     if ("sessionId" in ref) {
       const found = await findSessionFileAsync(this.sessionsDir, checkSessionId(ref.sessionId, "openSession"));
@@ -37,7 +37,7 @@ export class FileSessionStore implements SessionStore {
     const file = resolve(path);
     let pending = this.opening.get(file);
     if (!pending) {
-      pending = SessionFile.openAsync(file, { admit: options.admit }).finally(() => this.opening.delete(file));
+      pending = SessionFile.openAsync(file, { checkHeader: options.checkHeader }).finally(() => this.opening.delete(file));
       this.opening.set(file, pending);
     }
     return pending;

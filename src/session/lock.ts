@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import { hostname } from "node:os";
 import { PRIVATE_FILE } from "./atomic-write.js";
 import { SessionError } from "./session-error.js";
-import { pidAlive } from "./pid-alive.js";
+import { pidAlive } from "../os/pid-alive.js";
 import { readRegularFileSync } from "./regular-file.js";
 
 interface LockOwner {

@@ -25,7 +25,7 @@ export interface OpenOptions {
   /** how clients name the file (default: its path) */
   locator?: string;
   /** checks the header before anything is taken or changed (no lock, no migration); throws to refuse the file */
-  admit?: (header: SessionHeader) => void;
+  checkHeader?: (header: SessionHeader) => void;
 }
 
 export interface CreateOptions {
@@ -79,7 +79,7 @@ export function beginOpen(path: string, options: OpenOptions): OpeningFile {
   } catch (err) {
     throw err instanceof SessionError ? err : (pathError(err, file) ?? err);
   }
-  options.admit?.(header);
+  options.checkHeader?.(header);
   let lock: FileLock | null = null;
   try {
     if (!options.readOnly) lock = FileLock.acquire(file);

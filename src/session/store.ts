@@ -19,10 +19,10 @@ export interface SessionStore {
   create(options: { cwd: string }): Promise<SessionFile>;
   /**
    * Opens a session for writing: takes it (the file's lock; a shared store's ownership). Refused
-   * with SessionLocked or SessionMoved while another live writer holds it. `admit` sees the
+   * with SessionLocked or SessionMoved while another live writer holds it. `checkHeader` sees the
    * session's header before anything is taken or changed, and refuses it by throwing.
    */
-  open(ref: SessionRef, options?: { admit?: (header: SessionHeader) => void }): Promise<SessionFile>;
+  open(ref: SessionRef, options?: { checkHeader?: (header: SessionHeader) => void }): Promise<SessionFile>;
   /** Every session (or a cwd's), newest first. */
   list(options?: { cwd?: string }): Promise<SessionSummary[]>;
   /** Removes a session not open here; refused while another live writer holds it. Returns what was deleted. */

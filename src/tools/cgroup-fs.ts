@@ -3,7 +3,7 @@
 // reading an event counter, removing the cgroups of daemons that are gone).
 import { readFileSync, readdirSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
-import { pidAlive } from "../session/pid-alive.js";
+import { pidAlive } from "../os/pid-alive.js";
 
 export type LimitHit = "processes" | "memory";
 

@@ -174,7 +174,7 @@ test("navigateTree: a user message goes back to the editor; summarize writes a b
 test("permission modes: readonly refuses writes; ask with no client that can answer denies", async (t) => {
   const { h, cwd } = host(t, { turns: [{ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }, { name: "read", arguments: { path: "notes.md" } }] }, { text: "ok" }] });
   const s = await h.create({ cwd });
-  s.permissionMode = "readonly";
+  s.setPermissionMode("readonly");
   await gated(s).prompt({ text: "write" });
   await s.idle();
   const results = s.getMessages().messages.filter((m) => m.role === "toolResult");
@@ -197,7 +197,7 @@ test("ask mode asks only before the tools that change things or run commands: re
   const asked: string[] = [];
   h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
   const s = await h.create({ cwd });
-  s.permissionMode = "ask";
+  s.setPermissionMode("ask");
   await gated(s).prompt({ text: "look, then change" });
   await s.idle();
   assert.deepEqual(asked, ["write", "edit", "bash"]);
@@ -242,7 +242,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
 
   const asked: string[] = [];
   h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
-  s.permissionMode = "ask";
+  s.setPermissionMode("ask");
   await gated(s).prompt({ text: "write y" });
   await s.idle();
   assert.deepEqual(asked, ["write"]);

@@ -12,7 +12,6 @@ import type { LiveSession } from "../../src/host/live-session.js";
 import { SessionHost } from "../../src/host/session-host.js";
 import { createLogger } from "../../src/log/logger.js";
 import type { ConnState } from "../../src/rpc/connection-state.js";
-import { dispatch } from "../../src/rpc/dispatch.js";
 import { methodHandlers, type Handlers } from "../../src/rpc/method-handlers.js";
 import { tempDir } from "../support/tmp.js";
 import { gated } from "../support/gated.js";
@@ -71,7 +70,8 @@ async function call<M extends MethodName>(host: SessionHost, handlers: Handlers,
   const checked = parseParams(method, raw);
   assert.ok(checked.ok, `${method}: the sample params are valid`);
   try {
-    await dispatch(host, method, checked.params, connState(), handlers[method]);
+    const params = checked.params;
+    await host.perform(method, params, (held) => handlers[method](params, connState(), held));
     return { ok: true };
   } catch (err) {
     if (err instanceof HostError) return { ok: false, code: err.code, message: err.message };

@@ -100,13 +100,13 @@ export class PgSessionStore implements SessionStore {
     return this.open({ sessionId: header.id });
   }
 
-  async open(ref: SessionRef, options: { admit?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
+  async open(ref: SessionRef, options: { checkHeader?: (header: SessionHeader) => void } = {}): Promise<SessionFile> {
     const sessionId = this.idOf(ref);
     const row = await this.pool.query<{ header: string; cwd: string; has_first: boolean }>("SELECT header, cwd, first_message IS NOT NULL AS has_first FROM sessions WHERE id = $1", [sessionId]);
     if (row.rows.length === 0) throw notFound(sessionId);
     // the header the local copy will carry (not the cwd column): checked before it is taken
     const header = parseObject(row.rows[0].header);
-    if (options.admit && header) options.admit(header as unknown as SessionHeader);
+    if (options.checkHeader && header) options.checkHeader(header as unknown as SessionHeader);
     // its tools run in its cwd on this node's file system: taken only by a node that reaches it
     const { workspaceRoots: roots, deadAfterMs } = this.options;
     await checkReach(this.pool, { sessionId, cwd: row.rows[0].cwd, selfId: this.nodeId, roots, deadAfterMs });
