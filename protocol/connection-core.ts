@@ -26,7 +26,7 @@
 /** One incoming item, as a reader hands it over. */
 export type IncomingItem = { kind: "message"; text: string } | OversizeItem;
 /** `id`: the message's id, when the reader could read it from the start of the message */
-export type OversizeItem = { kind: "oversize"; bytes: number; id?: string | number };
+type OversizeItem = { kind: "oversize"; bytes: number; id?: string | number };
 
 export interface ConnectionCoreOptions {
   /** a handler threw; without this option the error propagates to the caller of receive() */

@@ -26,7 +26,7 @@ export const ErrorTree: z.ZodType<ErrorTree> = z.object({
 });
 
 /** -32014, and the `error` event for a failed run. */
-export const ProviderErrorData = z.looseObject({
+const ProviderErrorData = z.looseObject({
   class: ErrorClass,
   /** HTTP status, when there was one */
   status: z.number().int().optional(),
@@ -51,12 +51,4 @@ export const ErrorData = {
   }),
 } as const;
 
-/** The JSON-RPC error object. */
-export const RpcError = z.object({
-  code: z.number().int(),
-  message: z.string(),
-  data: z.unknown().optional(),
-});
 
-export type ProviderErrorData = z.infer<typeof ProviderErrorData>;
-export type RpcError = z.infer<typeof RpcError>;

@@ -172,7 +172,7 @@ export const events = {
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),
 } as const;
 
-export type Events = typeof events;
+type Events = typeof events;
 export type EventName = keyof Events;
 export type EventParams<E extends EventName> = z.output<Events[E]>;
 

@@ -59,7 +59,7 @@ export const ImageInput = z.strictObject({
 
 // -- usage --
 
-export const Cost = openObject({
+const Cost = openObject({
   input: z.number(),
   output: z.number(),
   cacheRead: z.number(),
@@ -79,7 +79,7 @@ export const Usage = openObject({
 });
 
 /** Why one model call stopped. */
-export const StopReason = z.enum(["stop", "length", "toolUse", "error", "aborted"]);
+const StopReason = z.enum(["stop", "length", "toolUse", "error", "aborted"]);
 /** How a model's reply ended on its own; pith sets error and aborted when a call fails or is cancelled. */
 export const ModelStopReason = StopReason.extract(["stop", "length", "toolUse"]);
 
@@ -165,8 +165,6 @@ export const AgentMessage = z.discriminatedUnion("role", [
   CompactionSummaryMessage,
 ]);
 
-export const MessageRole = z.enum(["user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"]);
-
 /** Line 1 of a session file; `pith --mode json` prints it first. */
 export const SessionHeader = openObject({
   type: z.literal("session"),
@@ -229,9 +227,7 @@ export type ToolCall = z.infer<typeof ToolCall>;
 export type UserContentBlock = z.infer<typeof UserContentBlock>;
 export type AssistantContentBlock = z.infer<typeof AssistantContentBlock>;
 export type ImageInput = z.infer<typeof ImageInput>;
-export type Cost = z.infer<typeof Cost>;
 export type Usage = z.infer<typeof Usage>;
-export type StopReason = z.infer<typeof StopReason>;
 export type ModelStopReason = z.infer<typeof ModelStopReason>;
 export type UserMessage = z.infer<typeof UserMessage>;
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
@@ -241,7 +237,6 @@ export type CustomMessage = z.infer<typeof CustomMessage>;
 export type BranchSummaryMessage = z.infer<typeof BranchSummaryMessage>;
 export type CompactionSummaryMessage = z.infer<typeof CompactionSummaryMessage>;
 export type AgentMessage = z.infer<typeof AgentMessage>;
-export type MessageRole = z.infer<typeof MessageRole>;
 export type SessionHeader = z.infer<typeof SessionHeader>;
 export type ThinkingLevel = z.infer<typeof ThinkingLevel>;
 export type PermissionMode = z.infer<typeof PermissionMode>;

@@ -23,14 +23,14 @@ const NonNegInt = z.int().nonnegative();
 /** Hooks a client can serve (server -> client requests other than requestPermission). */
 export const HookName = z.enum(["beforeCompact"]);
 
-export const ClientCapabilities = z.strictObject({
+const ClientCapabilities = z.strictObject({
   /** the client can answer requestPermission */
   permissions: z.boolean().default(false),
   /** hooks the client serves */
   hooks: z.array(HookName).default([]),
 });
 
-export const ServerCapabilities = z.object({
+const ServerCapabilities = z.object({
   /** the server will send requestPermission to this client (it said it can answer) */
   permissions: z.boolean(),
   /** hooks the server will call on this client */
@@ -39,7 +39,7 @@ export const ServerCapabilities = z.object({
   replayBufferSize: NonNegInt,
 });
 
-export const ModelSummary = z.object({
+const ModelSummary = z.object({
   /** the id as its provider knows it; `provider/id` names it everywhere (setModel, createSession, ...) */
   id: z.string(),
   name: z.string().optional(),
@@ -113,7 +113,7 @@ export const SessionOpened = z.object({
   state: SessionState,
 });
 
-export const SessionSummary = z.object({
+const SessionSummary = z.object({
   id: Id,
   file: z.string(),
   cwd: z.string(),
@@ -129,7 +129,7 @@ export const SessionSummary = z.object({
   firstMessage: z.string(),
 });
 
-export const TreeNode = z.object({
+const TreeNode = z.object({
   id: Id,
   parentId: Id.nullable(),
   /** the entry type: message, compaction, branch_summary, model_change, ... */
@@ -303,7 +303,7 @@ const getTree = {
 } satisfies MethodDef;
 
 /** A compaction on the active branch, as stored (getHistory). */
-export const StoredCompaction = z.object({
+const StoredCompaction = z.object({
   entryId: Id,
   /** ms since the epoch: the timestamp of the compactionSummary message it becomes */
   timestamp: z.number(),
@@ -542,7 +542,7 @@ export const methods = {
   setPermissionMode,
 } as const;
 
-export type Methods = typeof methods;
+type Methods = typeof methods;
 export type MethodName = keyof Methods;
 /** What a client sends (defaults not yet applied). */
 export type ParamsOf<M extends MethodName> = z.input<Methods[M]["params"]>;
@@ -553,7 +553,7 @@ export type ResultOf<M extends MethodName> = z.output<Methods[M]["result"]>;
 
 export type ScopeOf<M extends MethodName> = Methods[M]["scope"];
 /** The methods of one scope, from the table. */
-export type MethodsOfScope<S extends MethodScope> = { [M in MethodName]: ScopeOf<M> extends S ? M : never }[MethodName];
+type MethodsOfScope<S extends MethodScope> = { [M in MethodName]: ScopeOf<M> extends S ? M : never }[MethodName];
 /** The methods that hold a session's exclusive slot (every one names its session). */
 export type ExclusiveMethod = MethodsOfScope<"exclusive">;
 
@@ -564,18 +564,9 @@ export function sessionIdOf(params: ParsedParamsOf<MethodName>): string | undefi
 
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];
 
-export function isMethodName(name: string): name is MethodName {
-  return Object.prototype.hasOwnProperty.call(methods, name);
-}
-
-export type ClientCapabilities = z.output<typeof ClientCapabilities>;
-export type ServerCapabilities = z.output<typeof ServerCapabilities>;
-export type ModelSummary = z.output<typeof ModelSummary>;
 export type PreparedCompaction = z.output<typeof PreparedCompaction>;
 export type SessionState = z.output<typeof SessionState>;
 export type SessionOpened = z.output<typeof SessionOpened>;
-export type SessionSummary = z.output<typeof SessionSummary>;
-export type TreeNode = z.output<typeof TreeNode>;
 export type HookName = z.output<typeof HookName>;
 
-export { CompactionSettings, CompactionThreshold, PruneSettings, SandboxMode, Settings, SettingsPatch, SettingsWarning } from "./settings.js";
+export { CompactionSettings, Settings, SettingsWarning } from "./settings.js";

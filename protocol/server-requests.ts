@@ -25,7 +25,7 @@ const requestPermission = {
 };
 
 /** What a compaction is about to summarize, for a hook that writes the summary itself. */
-export const CompactionPreparation = z.object({
+const CompactionPreparation = z.object({
   /** first entry kept verbatim after the summary */
   firstKeptEntryId: Id,
   tokensBefore: z.number(),
@@ -64,7 +64,7 @@ const beforeCompact = {
 
 export const serverRequests = { requestPermission, beforeCompact } as const;
 
-export type ServerRequests = typeof serverRequests;
+type ServerRequests = typeof serverRequests;
 export type ServerRequestName = keyof ServerRequests;
 export type ServerRequestParams<R extends ServerRequestName> = z.output<ServerRequests[R]["params"]>;
 /** What the client answers. */
@@ -72,6 +72,5 @@ export type ServerRequestResult<R extends ServerRequestName> = z.input<ServerReq
 
 export const SERVER_REQUEST_NAMES = Object.keys(serverRequests) as ServerRequestName[];
 
-export type CompactionPreparation = z.infer<typeof CompactionPreparation>;
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 export type BeforeCompactDecision = z.infer<typeof BeforeCompactDecision>;

@@ -27,7 +27,7 @@ export const ProviderSettings = z.object({
 });
 
 /** A provider's name: what comes before the first "/" of a model name. */
-export const ProviderName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
+const ProviderName = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/);
 
 /** A settings key a file set but that was not honoured there (getSettings' warnings). */
 export const SettingsWarning = z.object({

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ErrorCodes, type ErrorTree } from "./errors.js";
 import { methods, type MethodName, type ParsedParamsOf } from "./methods.js";
 
-export interface InvalidParamsError {
+interface InvalidParamsError {
   code: typeof ErrorCodes.InvalidParams;
   message: string;
   data: ErrorTree;
@@ -13,7 +13,7 @@ export interface InvalidParamsError {
 export type ParamsCheck<M extends MethodName> = { ok: true; params: ParsedParamsOf<M> } | { ok: false; error: InvalidParamsError };
 
 /** `images[0].data`, or "" for the params object itself. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
@@ -33,7 +33,7 @@ function describe(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): stri
 }
 
 /** The -32602 error for a params ZodError. */
-export function invalidParams(method: string, error: z.ZodError): InvalidParamsError {
+function invalidParams(method: string, error: z.ZodError): InvalidParamsError {
   return {
     code: ErrorCodes.InvalidParams,
     message: `invalid params for ${method}: ${error.issues.map((i) => describe(i, [])).join("; ")}`,

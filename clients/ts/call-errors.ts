@@ -25,5 +25,4 @@ export class PithTimeoutError extends Error {
   override readonly name = "PithTimeoutError";
 }
 
-const METHOD_NOT_FOUND: (typeof ErrorCodes)["MethodNotFound"] = -32601;
 export const INTERNAL_ERROR: (typeof ErrorCodes)["InternalError"] = -32603;

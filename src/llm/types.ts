@@ -24,7 +24,6 @@ export interface ModelInfo {
 
 /** The protocol's vocabulary (protocol/messages.ts): one definition. */
 export type { ThinkingLevel } from "../../protocol/messages.js";
-const THINKING_LEVELS: readonly ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
 
 export interface ToolSpec {
   name: string;

@@ -28,7 +28,7 @@ export class RpcServer {
   constructor(
     private readonly host: SessionHost,
     private readonly log: Logger,
-    private readonly replayBufferSize = 5000,
+    replayBufferSize = 5000,
     /** set when nodes share a PostgreSQL store: clients are relayed to the node owning their session */
     private readonly clusterToken?: string,
     /** how links to the other nodes are protected (the CA for wss://, whether plain ws:// may leave the host) */

@@ -19,13 +19,6 @@ interface MessageEntry extends EntryBase {
   message: StoredMessage;
 }
 
-/** File lists carried by compaction and branch summary entries. */
-interface FileOpsDetails {
-  readFiles: string[];
-  modifiedFiles: string[];
-  [extra: string]: unknown;
-}
-
 export interface CompactionEntry extends EntryBase {
   type: "compaction";
   summary: string;
@@ -89,11 +82,6 @@ export interface ContextEditEntry extends EntryBase {
 export interface SessionInfoEntry extends EntryBase {
   type: "session_info";
   name?: string;
-}
-
-/** An entry of a type this version does not know: kept as it is, ignored by the context. */
-interface UnknownEntry extends EntryBase {
-  [extra: string]: unknown;
 }
 
 type KnownEntry =

@@ -37,8 +37,6 @@ function ownV1Path(selfCgroup: string, controller: string): string | undefined {
 /** Where command cgroups go: the v1 pids and memory hierarchies, or one v2 directory. */
 type Parents = { v1: { pids: string; mem: string } } | { v2: string };
 
-/** How this daemon limits commands, decided at its first sandboxed command (for diagnostics and tests). */
-let cgroupChoice: { kind: "v1" | "v2"; parent: string } | { kind: "none"; reason: string } | undefined;
 
 let parents: Parents | undefined;
 let seq = 0;
@@ -58,12 +56,10 @@ function choose(): Parents | undefined {
   const pids = ownV1Path(self, "pids");
   const mem = ownV1Path(self, "memory");
   if (pids && mem) {
-    cgroupChoice = { kind: "v1", parent: pids };
     return { v1: { pids, mem } };
   }
   const dir = ownV2Dir(self, read("/proc/self/mountinfo"));
   if (!dir) {
-    cgroupChoice = { kind: "none", reason: "no cgroup v1 pids and memory hierarchies, and no cgroup v2 mount" };
     return undefined;
   }
   let ready: { parent: string } | { reason: string };
@@ -73,10 +69,8 @@ function choose(): Parents | undefined {
     ready = { reason: `cannot read ${dir}: ${(err as Error).message}` };
   }
   if ("reason" in ready) {
-    cgroupChoice = { kind: "none", reason: ready.reason };
     return undefined;
   }
-  cgroupChoice = { kind: "v2", parent: ready.parent };
   return { v2: ready.parent };
 }
 
@@ -99,7 +93,6 @@ export function commandCgroup(limits: SandboxLimits): CommandCgroup | undefined 
   try {
     return "v1" in parents ? v1CommandCgroup(parents.v1, name, limits) : v2CommandCgroup(parents.v2, name, limits);
   } catch (err) {
-    cgroupChoice = { kind: "none", reason: `could not make a command's cgroup: ${(err as Error).message}` };
     unusable = true;
     return undefined;
   }

@@ -3,7 +3,7 @@
 // one session: a WebSocket client attached to a session another connection (stdio) created gets
 // the same events, replay with afterSeq, unsubscribe. One daemon for the file.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { OpenAICompletionsProvider, type OpenAICompletionsOptions } from "../../src/llm/openai-completions.js";
 import type { AgentMessage } from "../../src/messages/types.js";
-import { authError, cutConnection, hang, overflowError, rateLimited, reasoningReply, reply, serverError, startFakeOpenAI, streamError, textReply, toolCallReply, type FakeOpenAI } from "../support/fake-openai.js";
+import { authError, cutConnection, hang, overflowError, rateLimited, reply, serverError, startFakeOpenAI, streamError, textReply, toolCallReply, type FakeOpenAI } from "../support/fake-openai.js";
 import { call, result, user } from "../support/messages.js";
 import { collect, deltas, testModel } from "../support/stream-collect.js";
 

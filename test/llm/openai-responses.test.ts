@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { OpenAIResponsesProvider } from "../../src/llm/openai-responses.js";
-import { authError, cutConnection, hang, overflowError, rateLimited, reasoningReply, reply, startFakeOpenAI, streamError, textReply, toolCallReply, type FakeOpenAI } from "../support/fake-openai.js";
+import { authError, cutConnection, hang, overflowError, rateLimited, reasoningReply, reply, startFakeOpenAI, streamError, textReply, type FakeOpenAI } from "../support/fake-openai.js";
 import { result, user } from "../support/messages.js";
 import { collect, deltas, testModel } from "../support/stream-collect.js";
 

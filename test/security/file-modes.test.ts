@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { SessionFile } from "../../src/session/index.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { byType, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { byType, FLOW_SETTINGS, startRpcDaemon } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 

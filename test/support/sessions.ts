@@ -18,10 +18,6 @@ export function appendTurn(s: SessionFile, request: string, tools = 2, outputCha
   s.appendMessage(assistant(`Done with: ${request}`, [], reportedTokens ? usage(reportedTokens, 100) : usage(0, 0)), { sync: true });
 }
 
-function roles(messages: readonly AgentMessage[]): string {
-  return messages.map((m) => m.role).join(",");
-}
-
 /** Every tool call has its result and every result its call, in the given messages. */
 export function orphans(messages: readonly AgentMessage[]): string[] {
   const calls = new Set<string>();

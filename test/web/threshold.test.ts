@@ -7,14 +7,12 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import type { PithClient } from "../../clients/ts/index.js";
-import type { FakeAnthropic } from "../support/fake-anthropic.js";
 import { SMALL_MODEL, type ServeDaemon } from "../support/daemon-client.js";
 import { repoRoot } from "../support/tmp.js";
 import { webSkipReason, webStage, type WebStage } from "../support/web-harness.js";
 
 const skip = webSkipReason();
 let stage: WebStage;
-let fake: FakeAnthropic;
 let daemon: ServeDaemon;
 let page: Page;
 let client: PithClient;
@@ -23,7 +21,7 @@ let cwd: string;
 before(async () => {
   if (skip) return;
   stage = await webStage("web-threshold-test");
-  ({ fake, daemon, page, client, cwd } = stage);
+  ({ daemon, page, client, cwd } = stage);
 });
 
 after(async () => {
