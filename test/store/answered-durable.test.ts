@@ -3,19 +3,20 @@
 // too), killed with SIGKILL the moment an answer arrives. What the answer acknowledged is in the
 // database afterwards: the mode (session/set_mode), the model (session/set_config_option and
 // session/set_model), the thinking level, automatic compaction, and a prompt's messages. Before
-// the operation layer, ACP answered the settings before any commit and lost them all.
+// the operation layer, ACP answered the settings before any commit and lost them all. The same
+// changes over JSON-RPC hold too: both fronts perform them through the one operation layer.
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
 import * as acp from "@agentclientprotocol/sdk";
 import pg from "pg";
 import { startAcp, type AcpDaemon } from "../support/acp-daemon.js";
-import { checkDist, FLOW_SETTINGS, SMALL_MODEL, writeSettings } from "../support/daemon-client.js";
+import { checkDist, FLOW_SETTINGS, SMALL_MODEL, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { startPostgres, postgresSkip, type Postgres } from "../support/postgres.js";
 import { slowLink } from "../support/slow-link.js";
 import { tempDir } from "../support/tmp.js";
 
-if (postgresSkip) process.stderr.write(`[acp durability tests] skipped: ${postgresSkip}\n`);
+if (postgresSkip) process.stderr.write(`[answered-durable tests] skipped: ${postgresSkip}\n`);
 
 const OTHER_MODEL = { id: "other-model", contextWindow: 50_000, maxOutputTokens: 4_000 };
 const DELAY_MS = 300;
@@ -108,6 +109,34 @@ test("ACP on PostgreSQL with a slowed commit: kill -9 at each answer loses nothi
       if (!lines.some(op.stored)) lost.push(`${op.name} (round ${round + 1}, answered in ${ms.toFixed(0)} ms)`);
       else t.diagnostic(`${op.name}: answered in ${ms.toFixed(0)} ms, stored`);
     }
+  }
+  assert.deepEqual(lost, [], "every acknowledged change is in the database after kill -9");
+});
+
+/** The same changes over pith's own protocol (stdio JSON-RPC): the one operation layer answers both fronts alike. */
+const RPC_OPERATIONS: { name: string; send(d: RpcDaemon, sessionId: string): Promise<unknown>; stored: (line: string) => boolean }[] = [
+  { name: "setPermissionMode", send: (d, sessionId) => d.peer.request("setPermissionMode", { sessionId, mode: "readonly" }), stored: OPERATIONS[0].stored },
+  { name: "setModel", send: (d, sessionId) => d.peer.request("setModel", { sessionId, model: OTHER_MODEL.id }), stored: OPERATIONS[1].stored },
+  { name: "setThinkingLevel", send: (d, sessionId) => d.peer.request("setThinkingLevel", { sessionId, level: "high" }), stored: OPERATIONS[3].stored },
+  { name: "setAutoCompactionEnabled", send: (d, sessionId) => d.peer.request("setAutoCompactionEnabled", { sessionId, enabled: false }), stored: OPERATIONS[4].stored },
+];
+
+test("JSON-RPC on PostgreSQL with a slowed commit: kill -9 at each answer loses nothing either", { skip: postgresSkip, timeout: 120_000 }, async (t) => {
+  const { server, link, fake } = await world(t);
+  const lost: string[] = [];
+  for (const op of RPC_OPERATIONS) {
+    const home = tempDir(t);
+    const cwd = tempDir(t);
+    writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL, OTHER_MODEL], model: SMALL_MODEL.id });
+    link.delayMs = 0;
+    const d = startRpcDaemon(t, { home, fake, cwd, args: ["--store", link.url] });
+    await d.peer.initialize();
+    const s = await d.peer.request("createSession", { cwd });
+    link.delayMs = DELAY_MS;
+    await op.send(d, s.sessionId);
+    d.proc.kill("SIGKILL");
+    await new Promise((resolve) => d.proc.once("exit", resolve));
+    if (!(await storedLines(server, s.sessionId)).some(op.stored)) lost.push(op.name);
   }
   assert.deepEqual(lost, [], "every acknowledged change is in the database after kill -9");
 });
