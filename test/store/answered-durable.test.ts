@@ -1,6 +1,6 @@
 // Answered means durable, from every front: `pith acp --store postgres://…` with the link to
-// PostgreSQL slowed (each of the server's answers 300 ms late, so a commit's acknowledgment is
-// too), killed with SIGKILL the moment an answer arrives. What the answer acknowledged is in the
+// PostgreSQL slowed (every chunk either way 300 ms late, so a commit reaches the server late and
+// its acknowledgment comes back late), killed with SIGKILL the moment an answer arrives. What the answer acknowledged is in the
 // database afterwards: the mode (session/set_mode), the model (session/set_config_option and
 // session/set_model), the thinking level, automatic compaction, and a prompt's messages. Before
 // the operation layer, ACP answered the settings before any commit and lost them all. The same
