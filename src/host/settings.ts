@@ -20,7 +20,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { Settings as SettingsShape, type SettingsWarning } from "../../protocol/methods.js";
 import { pithHome } from "../session/paths.js";
-import { openDirectoryNoFollowSync, readRegularFileSync, type RegularRead } from "../session/regular-file.js";
+import { openDirectoryNoFollowSync, readRegularFileSync, type RegularRead } from "../os/regular-file.js";
 import { canVerifyDescriptors } from "../tools/confined-fs.js";
 
 /** The settings file's shape is the protocol's (getSettings returns it); unknown keys are errors. */

@@ -12,7 +12,7 @@ import { hostname } from "node:os";
 import { PRIVATE_FILE } from "./atomic-write.js";
 import { SessionError } from "./session-error.js";
 import { pidAlive } from "../os/pid-alive.js";
-import { readRegularFileSync } from "./regular-file.js";
+import { readRegularFileSync } from "../os/regular-file.js";
 
 interface LockOwner {
   pid: number;

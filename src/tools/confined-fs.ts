@@ -20,7 +20,7 @@
 import { constants, existsSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdir, open, readlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { readRegularFileSync, type RegularRead, type RegularReadOptions } from "../session/regular-file.js";
+import { readRegularFileSync, type RegularRead, type RegularReadOptions } from "../os/regular-file.js";
 import { fsError } from "./fs-error-messages.js";
 import { policyRoots, refusal, type PathAccess, type PathPolicy, type PolicyRoots } from "./paths.js";
 import { ToolError } from "./types.js";

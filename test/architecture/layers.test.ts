@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../support/tmp.js";
 
-/** Top to bottom: a layer may import itself and the layers before it. log and os (facts about this machine's processes) are leaves anyone may use. */
+/** Top to bottom: a layer may import itself and the layers before it. log and os (this machine's processes and files, read safely) are leaves anyone may use. */
 const LAYERS = ["protocol", "src/log", "src/os", "src/messages", "src/session", "src/llm", "src/compaction", "src/tools", "src/agent", "src/host", "src/rpc", "src/acp", "src/cli"];
 /**
  * Beside the layers, each with what it may import besides itself: the clients are built on the
@@ -52,8 +52,16 @@ function layerOf(file: string): number {
   return i;
 }
 
+/**
+ * Imports the layer order allows but the design does not: the tools know no store (a tool works
+ * on the files it is given, whatever keeps the session).
+ */
+const FORBIDDEN: readonly { from: string; to: string; why: string }[] = [{ from: "src/tools", to: "src/session", why: "the tools know no store" }];
+
 /** Why `file` may not import `dep`, or undefined if it may. */
 function wrongImport(file: string, dep: string): string | undefined {
+  const forbidden = FORBIDDEN.find((f) => under(file, f.from) && under(dep, f.to));
+  if (forbidden) return `${file} -> ${dep} (${forbidden.why})`;
   const beside = Object.keys(BESIDE).find((b) => under(file, b));
   if (beside !== undefined) {
     return under(dep, beside) || BESIDE[beside].some((d) => under(dep, d)) ? undefined : `${file} -> ${dep} (${beside} may import ${BESIDE[beside].join(", ")} only)`;
@@ -97,6 +105,8 @@ test("the import rules refuse what they must (a rule that allows everything prov
   assert.match(wrongImport("clients/web/src/main.ts", "src/rpc/server.ts") ?? "", /clients\/web may import/);
   assert.equal(wrongImport("clients/web/src/main.ts", "clients/ts/browser.ts"), undefined);
   assert.equal(wrongImport("bench/run.ts", "test/support/tmp.ts"), undefined);
+  assert.match(wrongImport("src/tools/cgroup-fs.ts", "src/session/lock.ts") ?? "", /the tools know no store/);
+  assert.equal(wrongImport("src/tools/cgroup-fs.ts", "src/os/pid-alive.ts"), undefined);
 });
 
 // the one JSON-RPC peer (protocol/jsonrpc-peer.ts) is built on json-rpc-2.0, which runs in the browser too
