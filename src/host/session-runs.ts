@@ -97,8 +97,8 @@ export class SessionRuns {
     // the run starts now; the user messages are stored (and synced) before run() first yields
     const stored = untilStored(agent, earlier.length + (input ? 1 : 0)).then(() => {
       if (earlier.length === 0) return;
-      this.carried = [];
-      this.recordQueue(agent.queue, "delivered");
+      this.carried.splice(0, earlier.length); // not any this run left behind meanwhile
+      this.recordQueue([...this.carried, ...agent.queue], "delivered");
     });
     const run = agent.run(input, runId, earlier, queuedFrom).then(() => this.startCarried());
     this.runPromise = run;
