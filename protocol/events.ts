@@ -52,7 +52,15 @@ export const MessageDelta = z.object({
 
 export const events = {
   /** a run began (the prompt's runId) */
-  agent_start: z.object({ ...base, runId: Id }),
+  agent_start: z.object({
+    ...base,
+    runId: Id,
+    /**
+     * the run this one was started for: prompts queued on it (answered with its runId) were still
+     * waiting when it ended on an error, max_turns or length, and this run starts with them
+     */
+    queuedFrom: Id.optional(),
+  }),
   /** one model call begins; turn counts from 1 within the run */
   turn_start: z.object({ ...base, runId: Id, turn: z.int().positive() }),
   /** a message begins: the user's prompt, the model's reply (empty so far), a tool result, a user bash command */
@@ -92,6 +100,17 @@ export const events = {
   }),
   /** one model call and its tool calls are done */
   turn_end: z.object({ ...base, runId: Id, turn: z.int().positive(), message: AssistantMessage, usage: Usage }),
+  /**
+   * prompts queued on a run (steer / followUp, answered with its runId) that will not be run:
+   * the user's abort dropped them. Sent before that run's agent_end.
+   */
+  prompts_dropped: z.object({
+    ...base,
+    runId: Id,
+    reason: z.enum(["aborted"]),
+    /** in the order they were accepted; timestamp: when (ms) */
+    prompts: z.array(z.object({ delivery: z.enum(["steer", "followUp"]), text: z.string(), timestamp: z.number() })),
+  }),
   /** the run is over; usage sums the run's model calls */
   agent_end: z.object({ ...base, runId: Id, stopReason: RunStopReason, error: RunError.optional(), usage: Usage }),
   compaction_start: z.object({

@@ -135,7 +135,8 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
       next.context = { tokens: ev.contextTokens, window: ev.contextWindow, ...(ev.threshold !== undefined ? { threshold: ev.threshold } : {}) };
       break;
   }
-  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update") {
+  // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice)
+  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped") {
     const m = view.info.model;
     next.transcript = reduceTranscript(view.transcript, ev, { api: "", provider: m.provider ?? "", model: m.id });
   }

@@ -85,6 +85,9 @@ export function updatesForEvent(event: EventLine, ctx: LiveContext): SessionUpda
     case "error":
       if (event.code !== ErrorCodes.CompactionSkipped) return [];
       return [noticeOrNote(ctx, "info", "Automatic compaction skipped", event.message, `error:${event.seq}`)];
+    case "prompts_dropped":
+      // an ACP prompt is never queued (a running session refuses it): these were another client's
+      return [];
     default:
       return [];
   }

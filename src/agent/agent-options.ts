@@ -26,8 +26,15 @@ export interface AgentHooks {
   beforeEnd?: (info: { runId: string; stopReason: RunStopReason; error?: RunError; signal: AbortSignal }) => Promise<void>;
   /** before a tool runs: refuse it with a reason the model will see */
   canRunTool?: (call: ToolCall, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
-  /** the steer / follow-up queue changed (a prompt queued, delivered or dropped): what it holds now */
-  queueChanged?: (queue: QueuedPrompt[], change: "queued" | "delivered" | "dropped") => void;
+  /** the steer / follow-up queue changed (a prompt queued or delivered): what it holds now */
+  queueChanged?: (queue: QueuedPrompt[], change: "queued" | "delivered") => void;
+  /**
+   * the run is ending (before agent_end) with these prompts still queued, taken out of the queue
+   * unreported: the host runs them next, drops them (`aborted`: the run's abort signal fired) or
+   * keeps them recorded (a close).
+   * Without this hook they are dropped.
+   */
+  queueLeft?: (left: QueuedPrompt[], end: { runId: string; stopReason: RunStopReason; aborted: boolean }) => void;
 }
 
 export interface AgentOptions {

@@ -104,9 +104,11 @@ export class Agent {
   /**
    * Runs until the model stops (or an abort, an error, the turn guard). With `input`, it is
    * stored first as the user's message; without, the run continues the stored context.
-   * `earlier` prompts (queued before a crash, restored on reopen) are stored before it.
+   * `earlier` prompts (queued before a crash and restored on reopen, or left queued by the run
+   * `queuedFrom`) are stored before it. Prompts queued while the run ends (an end-of-run
+   * compaction) keep it going; what is still queued when it ends goes to the queueLeft hook.
    */
-  async run(input?: PromptInput, runId: string = randomUUID(), earlier: readonly PromptInput[] = []): Promise<RunResult> {
+  async run(input?: PromptInput, runId: string = randomUUID(), earlier: readonly PromptInput[] = [], queuedFrom?: string): Promise<RunResult> {
     if (this.controller) throw new Error("the agent is already running");
     const controller = new AbortController();
     this.controller = controller;
@@ -115,16 +117,22 @@ export class Agent {
     const scope: RunScope = { options: this.options, emit: this.emit, runId, signal };
     const pending = this.pendingPrompts;
     const store = (p: PromptInput) => this.storeUser(runId, p);
+    const deliverQueued = () => {
+      pending.deliver("steer", store);
+      pending.deliver("followUp", store);
+    };
     const total = emptyUsage();
     let stopReason: RunStopReason = "stop";
     let error: RunError | undefined;
-    this.emit({ type: "agent_start", runId });
+    this.emit({ type: "agent_start", runId, ...(queuedFrom !== undefined ? { queuedFrom } : {}) });
     try {
       for (const e of earlier) this.storeUser(runId, e);
       if (input) this.storeUser(runId, input);
       const maxTurns = this.options.maxTurns ?? 200;
       let lengthContinuations = 0;
-      for (let turn = 1; ; turn++) {
+      let turn = 0;
+      for (;;) {
+        turn++;
         if (signal.aborted) {
           stopReason = "aborted";
           break;
@@ -163,7 +171,8 @@ export class Agent {
             stopReason = "aborted";
             break;
           }
-          pending.deliver("steer", store);
+          // a steer is stored only when a model call will answer it (else the next run takes it)
+          if (turn < maxTurns) pending.deliver("steer", store);
           continue;
         }
         this.emit({ type: "turn_end", runId, turn, message, usage: message.usage });
@@ -177,15 +186,20 @@ export class Agent {
           stopReason = "length";
           break;
         }
-        if (!pending.isEmpty) {
-          pending.deliver("steer", store);
-          pending.deliver("followUp", store);
+        if (!pending.isEmpty && turn < maxTurns) {
+          deliverQueued();
+          continue;
+        }
+        if (!signal.aborted && this.options.hooks?.beforeEnd) await this.options.hooks.beforeEnd({ runId, stopReason: "stop", signal });
+        // prompts that came while the run was ending (an end-of-run compaction): the run goes on with them
+        if (!signal.aborted && !pending.isEmpty && turn < maxTurns) {
+          deliverQueued();
           continue;
         }
         stopReason = "stop";
         break;
       }
-      if (!signal.aborted && this.options.hooks?.beforeEnd) await this.options.hooks.beforeEnd({ runId, stopReason, error, signal });
+      if (stopReason !== "stop" && !signal.aborted && this.options.hooks?.beforeEnd) await this.options.hooks.beforeEnd({ runId, stopReason, error, signal });
     } catch (err) {
       stopReason = signal.aborted ? "aborted" : "error";
       error = { message: err instanceof Error ? err.message : String(err) };
@@ -195,10 +209,11 @@ export class Agent {
       } catch {
         // a closed session: nothing left to sync
       }
+      // what is still queued is not this run's: the host runs it next, or an abort drops it
+      const left = pending.takeAll();
+      if (left.length > 0) this.options.hooks?.queueLeft?.(left, { runId, stopReason, aborted: signal.aborted });
       this.controller = null;
       this.currentRunId = null;
-      // prompts queued for this run and not delivered (an abort, an error) must not leak into the next
-      pending.dropAll();
     }
     const result: RunResult = { runId, stopReason, error, usage: total };
     this.emit({ type: "agent_end", runId, stopReason, error, usage: total });

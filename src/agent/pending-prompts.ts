@@ -1,7 +1,8 @@
 // The prompts that arrive while a run is under way: steers (delivered after the running tool,
 // the turn's other calls skipped) and follow-ups (delivered when the model would stop). Kept
 // apart from the loop: the loop only asks whether any are waiting and has them delivered.
-// Every change is reported (the host persists the queue so an accepted prompt survives a crash).
+// Every change is reported (the host persists the queue so an accepted prompt survives a crash);
+// what is left when a run ends is handed to the run's owner (agent-options.ts: queueLeft).
 import type { ImageContent } from "../messages/types.js";
 
 export interface PromptInput {
@@ -17,7 +18,7 @@ export interface QueuedPrompt extends PromptInput {
   timestamp: number;
 }
 
-export type QueueChange = "queued" | "delivered" | "dropped";
+export type QueueChange = "queued" | "delivered";
 
 export class PendingPrompts {
   private readonly steers: QueuedPrompt[] = [];
@@ -59,11 +60,14 @@ export class PendingPrompts {
     this.changed("delivered");
   }
 
-  /** Drops whatever is left (a run that ended without delivering it must not leak it into the next). */
-  dropAll(): void {
-    if (this.isEmpty) return;
+  /**
+   * Empties both queues and returns what they held, in the order accepted, with no change
+   * reported: the run is ending and the owner decides (the next run, an abort's drop, a close).
+   */
+  takeAll(): QueuedPrompt[] {
+    const left = this.all;
     this.steers.length = 0;
     this.followUps.length = 0;
-    this.changed("dropped");
+    return left;
   }
 }

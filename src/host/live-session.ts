@@ -3,10 +3,9 @@
 // one slot (exclusive.ts), which every front reaches through the operation layer
 // (operations/perform.ts) by the method's row; they take the `Held` it hands out. Reads answer at once. Every change is stored before it
 // is announced; events carry a per-session sequence number (session-events.ts).
-import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { EventName, ResultOf } from "../../protocol/index.js";
-import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
+import type { Agent } from "../agent/agent.js";
 import type { CompactionSettings } from "../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
 import type { ImageContent } from "../messages/types.js";
@@ -14,13 +13,13 @@ import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
-import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
 import { LastRequest } from "./last-request.js";
 import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
-import { buildSessionAgent, storedModel, untilStored } from "./session-agent.js";
+import { buildSessionAgent, storedModel } from "./session-agent.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
+import { SessionRuns } from "./session-runs.js";
 import { SessionSettings } from "./session-settings.js";
 import { sessionStats } from "./session-stats.js";
 import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "./tool-policy.js";
@@ -69,18 +68,17 @@ export class LiveSession {
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
   private readonly emit = <E extends EventName>(type: E, fields: EventFields<E>): void => this.events.emit(type, fields);
-  private runPromise: Promise<unknown> | null = null;
   /** requests in progress that store something when they end (bash, a tree move, a compaction) */
   private readonly inflight = new Set<Promise<unknown>>();
-  /** prompts queued before the session was last closed (or crashed): stored first by the next run */
-  private restoredQueue: QueuedPrompt[];
+  /** runs, and the prompts queued on them (session-runs.ts: what becomes of those a run leaves) */
+  private readonly runs: SessionRuns;
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
     this.file = file;
     this.deps = deps;
     this.id = file.sessionId;
     this.events = new SessionEvents(this.id, (err) => deps.logger.warn({ err, sessionId: this.id }, "event listener failed"), file.sink);
-    this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning);
+    this.slot = new ExclusiveSlot(this.id, () => this.agent.isRunning || this.runs.due);
     const ctx = file.buildContext();
     this.model = storedModel(ctx.model ?? undefined, deps);
     this.thinkingLevel = (ctx.thinkingLevel as ThinkingLevel) ?? "off";
@@ -99,7 +97,7 @@ export class LiveSession {
       lastRequest: this.lastRequest,
       emit: this.emit,
     });
-    this.restoredQueue = savedQueue(file);
+    this.runs = new SessionRuns({ file, logger: deps.logger, agent: () => this.agent, closing: () => this.slot.closing, emit: this.emit });
     this.agent = this.makeAgent();
   }
 
@@ -164,16 +162,10 @@ export class LiveSession {
       threshold: this.compaction.threshold,
       compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
-      pending: this.pending(),
+      pending: this.runs.pending(),
       streamId: this.events.streamId,
       sandbox: this.deps.tools.sandboxMode,
     };
-  }
-
-  private pending(): { steer: number; followUp: number } {
-    const p = { ...this.agent.pending };
-    for (const q of this.restoredQueue) p[q.delivery]++;
-    return p;
   }
 
   getMessages(): ResultOf<"getMessages"> {
@@ -201,7 +193,8 @@ export class LiveSession {
       appendSystemPrompt: this.deps.appendSystemPrompt,
       maxTurns: this.deps.maxTurns,
       logger: this.deps.logger,
-      hooks: runHooks({
+      // the prompts a run leaves queued are the runs' to settle (session-runs.ts)
+      hooks: { queueLeft: (left, end) => this.runs.queueLeft(left, end), ...runHooks({
         sessionId: this.id,
         permissionMode: () => this.permissionMode,
         retry: this.deps.retry,
@@ -215,18 +208,12 @@ export class LiveSession {
         compactNow: (reason, signal) => this.compaction.run(reason, signal),
         learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
         replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
-        recordQueue: (queue, change) => this.recordQueue(queue, change),
-      }),
+        recordQueue: (queue, change) => this.runs.recordQueue(queue, change),
+      }) },
     });
     this.overheadTokens = overheadTokens;
     agent.on((e) => this.events.forward(e));
     return agent;
-  }
-
-  private recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void {
-    // closing (or shutting down) is not the user dropping their prompts: keep them for the reopen
-    if (change === "dropped" && this.slot.closing) return;
-    saveQueue(this.file, queue, change, this.deps.logger);
   }
 
   /** A request that stores something when it ends (bash, a tree move, a compaction): close() waits for it. */
@@ -237,29 +224,13 @@ export class LiveSession {
   }
 
   /** Starts a run with the user's message, or queues it (steer / follow-up) on the run the gate let it join. */
-  async prompt(_held: Held, input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<ResultOf<"prompt">> {
-    if (this.agent.isRunning) {
-      if (input.delivery === "steer") this.agent.steer(input);
-      else this.agent.followUp(input);
-      return { runId: this.agent.runId as string };
-    }
-    const runId = randomUUID();
-    const earlier: PromptInput[] = this.restoredQueue.map(({ delivery: _d, ...p }) => p);
-    // the run starts now; the user messages are stored (and synced) before run() first yields
-    const stored = untilStored(this.agent, earlier.length + 1);
-    const run = this.agent.run({ text: input.text, images: input.images }, runId, earlier);
-    this.runPromise = run.finally(() => (this.runPromise = null));
-    await stored;
-    if (earlier.length > 0) {
-      this.restoredQueue = [];
-      this.recordQueue(this.agent.queue, "delivered");
-    }
-    return { runId };
+  prompt(_held: Held, input: { text: string; images?: ImageContent[]; delivery?: "steer" | "followUp" }): Promise<ResultOf<"prompt">> {
+    return this.runs.prompt(input);
   }
 
-  /** Waits for the current run, if any, to end. */
-  async idle(): Promise<void> {
-    await this.runPromise;
+  /** Waits for the current run (and a run it left queued prompts to), if any, to end. */
+  idle(): Promise<void> {
+    return this.runs.idle();
   }
 
   abort(): ResultOf<"abort"> {

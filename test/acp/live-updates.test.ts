@@ -235,3 +235,9 @@ test("the client's features: `{}` advertises, omitted or null does not", () => {
   assert.deepEqual(clientFeatures({ fs: { readTextFile: true } }), { compaction: false, notices: false });
   assert.deepEqual(clientFeatures(undefined), { compaction: false, notices: false });
 });
+
+test("queued prompts: prompts_dropped and a run started with what the last one left (queuedFrom) send no update (an ACP prompt is never queued)", () => {
+  const s = stream(createLiveContext({ cwd, notices: true }));
+  assert.deepEqual(s.send("prompts_dropped", { runId: "r1", reason: "aborted", prompts: [{ delivery: "steer", text: "also this", timestamp: 1 }] }), []);
+  assert.deepEqual(s.send("agent_start", { runId: "r2", queuedFrom: "r1" }), []);
+});

@@ -203,3 +203,69 @@ test("running twice at once is refused", async (t) => {
   await assert.rejects(agent.run({ text: "b" }), /already running/);
   await first;
 });
+
+test("a prompt queued while the run ends (in beforeEnd) keeps the run going; what a run leaves queued goes to queueLeft before agent_end", async (t) => {
+  let ending = 0;
+  const left: { texts: string[]; stopReason: string; aborted: boolean }[] = [];
+  const { session, agent, events } = setup(t, { turns: [{ text: "first answer" }, { text: "answer to the late one" }] }, {
+    hooks: {
+      beforeEnd: async () => {
+        // the first end: a follow-up arrives while the host compacts
+        if (ending++ === 0) agent.followUp({ text: "late follow-up" });
+      },
+      queueLeft: (prompts, end) => left.push({ texts: prompts.map((p) => p.text), stopReason: end.stopReason, aborted: end.aborted }),
+    },
+  });
+  const result = await agent.run({ text: "go" });
+  assert.equal(result.stopReason, "stop");
+  assert.deepEqual(session.buildContext().messages.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  assert.equal(byRole(session, "user")[1], "late follow-up");
+  assert.equal(types(events).filter((e) => e === "agent_start").length, 1, "one run");
+  assert.deepEqual(left, [], "nothing left");
+  assert.equal(ending, 2, "the run's end is checked again after the late prompt's turn");
+});
+
+test("queueLeft: on the last allowed turn a steer is not stored (max_turns leaves it queued), and an abort's leftovers say aborted", async (t) => {
+  const slow: Tool<{ ms: number }> = {
+    name: "wait",
+    description: "waits",
+    schema: z.object({ ms: z.number() }),
+    async execute(p) {
+      await new Promise((r) => setTimeout(r, p.ms));
+      return { content: [{ type: "text", text: `waited ${p.ms}` }] };
+    },
+  };
+  const left: { texts: string[]; stopReason: string; aborted: boolean; beforeEnd: boolean }[] = [];
+  let ended = false;
+  const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 50 } }] }, { text: "never" }] }, {
+    tools: [slow as Tool],
+    maxTurns: 1,
+    hooks: { queueLeft: (prompts, end) => left.push({ texts: prompts.map((p) => p.text), stopReason: end.stopReason, aborted: end.aborted, beforeEnd: !ended }) },
+  });
+  agent.on((e) => {
+    if (e.type === "agent_end") ended = true;
+    if (e.type === "tool_execution_start") agent.steer({ text: "steer on the last turn" });
+  });
+  const result = await agent.run({ text: "go" });
+  assert.equal(result.stopReason, "max_turns");
+  assert.deepEqual(byRole(session, "user"), ["go"], "the steer is not stored: no model call of this run would answer it");
+  assert.deepEqual(left, [{ texts: ["steer on the last turn"], stopReason: "max_turns", aborted: false, beforeEnd: true }]);
+  assert.deepEqual(agent.pending, { steer: 0, followUp: 0 }, "handed over, not kept");
+
+  left.length = 0;
+  const aborting = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 100 } }] }] }, {
+    tools: [slow as Tool],
+    hooks: { queueLeft: (prompts, end) => left.push({ texts: prompts.map((p) => p.text), stopReason: end.stopReason, aborted: end.aborted, beforeEnd: true }) },
+  });
+  aborting.agent.on((e) => {
+    if (e.type !== "tool_execution_start") return;
+    aborting.agent.followUp({ text: "follow-up before the abort" });
+    aborting.agent.abort();
+  });
+  assert.equal((await aborting.agent.run({ text: "go" })).stopReason, "aborted");
+  assert.deepEqual(left, [{ texts: ["follow-up before the abort"], stopReason: "aborted", aborted: true, beforeEnd: true }]);
+});
+
+function byRole(session: SessionFile, role: "user"): string[] {
+  return session.buildContext().messages.filter((m) => m.role === role).map((m) => (m as { content: string }).content);
+}

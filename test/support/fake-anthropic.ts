@@ -55,6 +55,10 @@
 //     maxBytes (a safety stop, default 256 MiB) the reply ends normally. The request's `streamed`
 //     counts the delta bytes sent (endless-stream.ts).
 //
+// A reply or an HTTP error may set holdUntil (a promise): nothing of it is sent, not even the
+// headers, until the promise settles (or the client goes away), so a test can hold a request
+// (a summarizer's, say) exactly as long as it needs the daemon to be waiting on it.
+//
 // Every request is recorded (`requests`) before it is answered; `whenEnded(i)` resolves when the
 // i-th request's connection is done, saying how (completed / client_closed / cut / server_closed).
 // close() destroys hung connections and cancels pending delays, so no timer outlives the server.
@@ -113,6 +117,8 @@ export interface ReplySpec {
   pingEvery?: number;
   headers?: Record<string, string>;
   requestId?: string;
+  /** nothing is sent until this settles (see the header comment) */
+  holdUntil?: Promise<unknown>;
 }
 
 export interface ReplyScenario extends ReplySpec {
@@ -127,6 +133,8 @@ export interface HttpErrorScenario {
   message: string;
   headers?: Record<string, string>;
   requestId?: string;
+  /** nothing is sent until this settles (see the header comment) */
+  holdUntil?: Promise<unknown>;
 }
 
 export interface StreamErrorScenario {
@@ -562,6 +570,8 @@ export async function startFakeAnthropic(): Promise<FakeAnthropic> {
       return { s, r, frames: frames.slice(0, Math.max(0, count)) };
     };
     const beforeMessageDelta = (frames: Frame[]) => frames.findIndex((f) => f.event === "message_delta");
+    const held = (scenario.kind === "reply" || scenario.kind === "http_error") && scenario.holdUntil;
+    if (held && !(await Promise.race([held.then(() => true, () => true), hangUntilClosed().then(() => false)]))) return;
 
     switch (scenario.kind) {
       case "http_error":

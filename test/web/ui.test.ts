@@ -360,7 +360,7 @@ test("forks a new session from an entry in the tree", { skip, timeout: 10_000 },
   assert.match((await page.locator(`.session-item[data-session-id="${forkId}"]`).textContent()) ?? "", /fork/);
 });
 
-test("steers a running run, then aborts it with Escape", { skip, timeout: 20_000 }, async () => {
+test("steers a running run, then aborts it with Escape: the page says the queued steer was dropped", { skip, timeout: 20_000 }, async () => {
   const id = await newSession(slowDir);
   await sendPrompt("Tidy up notes.md slowly");
   await page.waitForSelector('.tool[data-tool-name="bash"][data-status="running"]');
@@ -371,6 +371,8 @@ test("steers a running run, then aborts it with Escape", { skip, timeout: 20_000
   await until("the queued steer", async () => /1 steer/.test(await text(".pending")));
   await page.keyboard.press("Escape");
   await page.waitForSelector('.notice[data-kind="aborted"]');
+  // the abort dropped the queued steer: the page says so, with its text (prompts_dropped)
+  await page.waitForSelector('.notice[data-kind="prompts-dropped"]:has-text("Also count the items")');
   await waitIdle();
   await page.screenshot({ path: join(repoRoot, "test-artifacts", "web-abort.png") });
   assert.equal((await withClient((c) => c.getState(id))).isRunning, false);

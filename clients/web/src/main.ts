@@ -243,6 +243,13 @@ class App implements AppHost {
         this.sidebar.refreshTreeSoon();
         this.controls.refreshStatsSoon();
         break;
+      case "prompts_dropped": {
+        // the queued prompts the abort dropped, by their text, so the user can send them again
+        const texts = ev.prompts.map((p) => `“${p.text.length > 80 ? `${p.text.slice(0, 80)}…` : p.text}”`).join(", ");
+        this.notice("info", `The abort dropped ${ev.prompts.length === 1 ? "a queued prompt" : `${ev.prompts.length} queued prompts`}: ${texts}`, "prompts-dropped");
+        this.refreshStateSoon();
+        break;
+      }
     }
   }
 
