@@ -30,7 +30,7 @@ export const RunError = z.object({
   errorClass: ErrorClass.optional(),
   /** HTTP status, when there was one */
   status: z.int().optional(),
-  /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap) */
+  /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap), -32021 ContextFull (an overflow with automatic compaction off) */
   code: z.int().optional(),
 });
 

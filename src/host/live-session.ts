@@ -212,7 +212,7 @@ export class LiveSession {
         emitUsage: () => this.compaction.emitUsage(),
         pruneToolOutputs: () => pruneToolOutputsBeforeRequest(this.file, this.deps.compaction.prune, this.deps.logger),
         autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
-        compactNow: (reason, signal) => this.compaction.run(reason, signal),
+        afterOverflow: (error, signal) => this.compaction.afterOverflow(error, signal),
         learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
         replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
         recordQueue: (queue, change) => this.recordQueue(queue, change),

@@ -1,10 +1,11 @@
 // The policy around one agent run, as the agent's hooks: compact before a model call when the
 // context is past the trigger (or write the summary ahead of time), recover from an overflow by
-// compacting once and retrying, retry transient provider errors with backoff, report a failed
+// compacting once and retrying (with automatic compaction off: end the run, the context full), retry transient provider errors with backoff, report a failed
 // run as an `error` event, and ask before a tool runs when the session says so (a question the
 // user cancels stops the run like an abort).
 import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
 import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
+import type { ContextFull } from "./context-full.js";
 import type { ProviderError } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
 import { ErrorCode } from "./host-error.js";
@@ -28,8 +29,8 @@ export interface RunHost {
   pruneToolOutputs?(): void;
   /** at the trigger compacts; past the soft threshold writes the summary ahead of time */
   autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void>;
-  /** one compaction; null when skipped or cancelled */
-  compactNow(reason: CompactionReason, signal: AbortSignal): Promise<unknown>;
+  /** the provider refused the context as too long: compact ("retry"), or, with automatic compaction off, the context is full */
+  afterOverflow(error: ProviderError, signal: AbortSignal): Promise<"retry" | "stop" | ContextFull>;
   /** the tokens left in the window for a reply */
   replyRoom(): number;
   /** an overflow said the window is smaller than believed */
@@ -46,18 +47,22 @@ export const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bas
 export function runHooks(host: RunHost): AgentHooks {
   let overflowRetried = false;
   let transientAttempts = 0;
+  /** the run ended on a full context with automatic compaction off: the error event's data */
+  let full: ContextFull["data"] | undefined;
   return {
     beforeModelCall: async ({ signal, turn }) => {
       if (turn === 1) {
         overflowRetried = false;
         transientAttempts = 0;
+        full = undefined;
       }
       // pruning first: leaving old outputs out is cheaper than a summary and may make one unneeded
       host.pruneToolOutputs?.();
       await host.autoCompact("threshold", signal);
     },
     beforeEnd: async ({ signal, error }) => {
-      if (error) host.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+      if (error?.code === ErrorCode.ContextFull && full) host.emit("error", { code: error.code, message: error.message, data: full });
+      else if (error) host.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
       host.emitUsage();
       await host.autoCompact("threshold", signal);
     },
@@ -65,11 +70,10 @@ export function runHooks(host: RunHost): AgentHooks {
       if (error.errorClass === "overflow") host.learnWindowFrom(error);
       if (error.errorClass === "overflow" && !overflowRetried) {
         overflowRetried = true;
-        const outcome = await host.compactNow("overflow", signal).catch((err) => {
-          if (err instanceof CompactionAbortedError) return null;
-          throw err;
-        });
-        return { action: outcome ? "retry" : "stop" };
+        const outcome = await host.afterOverflow(error, signal);
+        if (typeof outcome === "string") return { action: outcome };
+        full = outcome.data;
+        return { action: "stop", error: outcome.error };
       }
       if (error.errorClass === "transient" && transientAttempts < host.retry.maxAttempts) {
         transientAttempts++;

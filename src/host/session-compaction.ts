@@ -22,13 +22,14 @@ import {
   type SummaryCost,
   type CompactionReason,
 } from "../compaction/index.js";
-import type { ModelInfo } from "../llm/types.js";
+import type { ModelInfo, ProviderError } from "../llm/types.js";
 import type { ResultOf } from "../../protocol/index.js";
 import type { PreparedCompaction } from "../../protocol/methods.js";
 import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
+import { cutToFit, refusedAsTooLong, type ContextFull } from "./context-full.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
 import { ErrorCode, HostError } from "./host-error.js";
-import type { BeforeCompactRequest } from "./ports.js";
+import { wirePreparation } from "./wire-preparation.js";
 import { detectTruncation } from "./silent-truncation.js";
 import type { BranchSummarizer } from "./tree-move.js";
 
@@ -109,9 +110,24 @@ export class SessionCompaction {
   }
 
   /**
+   * The provider refused the context as too long (learned from already): with automatic compaction
+   * on, compact ("retry": a summary was stored, the call goes again). Off, pith compacts only when
+   * asked, so the run ends with the context full (-32021) and the sizes.
+   */
+  async afterOverflow(error: ProviderError, signal: AbortSignal): Promise<"retry" | "stop" | ContextFull> {
+    if (!this.auto) return refusedAsTooLong(this.contextTokens(), this.windowOf(), error.status);
+    const done = await this.run("overflow", signal).catch((err) => {
+      if (err instanceof CompactionAbortedError) return null;
+      throw err;
+    });
+    return done ? "retry" : "stop";
+  }
+
+  /**
    * The endpoint cut the last prompt without saying so (see silent-truncation.ts): learn the window
-   * its report implies, tell the clients, and compact before the next call, whatever the
-   * automatic-compaction setting (an overflow is recovered from the same way). True when it did.
+   * its report implies, tell the clients, and compact before the next call, as after an overflow;
+   * with automatic compaction off, only tell them (-32021: pith compacts only when asked). True
+   * when it found a cut.
    */
   private async afterTruncation(signal: AbortSignal): Promise<boolean> {
     // the vendors' APIs refuse a prompt too long; only local and compatible servers cut one
@@ -123,6 +139,10 @@ export class SessionCompaction {
     this.judged = cut.reply.timestamp;
     const { reportedTokens, estimatedTokens } = cut;
     this.learnWindow(this.host.model(), { overflow: { maximum: cut.impliedWindow } }, undefined);
+    if (!this.auto) {
+      this.host.emit("error", { code: ErrorCode.ContextFull, ...cutToFit(cut, this.windowOf()) });
+      return true;
+    }
     this.host.emit("error", {
       code: ErrorCode.ProviderError,
       message: `the endpoint cut the prompt to fit its window: it read ${reportedTokens} tokens of about ${estimatedTokens} sent; compacting`,
@@ -319,24 +339,3 @@ export class SessionCompaction {
     return true;
   }
 }
-
-/**
- * The preparation as the wire defines it: the pieces a hook needs to write a summary, not pith's
- * working state (the kept messages, indexes, overhead), which would only add bytes to the request.
- */
-function wirePreparation(p: CompactionPreparation, instructions: string | undefined): BeforeCompactRequest["preparation"] {
-  return {
-    firstKeptEntryId: p.firstKeptEntryId,
-    tokensBefore: p.tokensBefore,
-    keptTokens: p.keptTokens,
-    projectedTokensAfter: p.projectedTokensAfter,
-    historyMessages: p.historyMessages,
-    isSplitTurn: p.isSplitTurn,
-    turnPrefixMessages: p.turnPrefixMessages,
-    previousSummary: p.previousSummary,
-    fileLists: p.fileLists,
-    userMessages: p.userMessages,
-    instructions,
-  };
-}
-

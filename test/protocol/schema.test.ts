@@ -100,7 +100,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603,
     NotInitialized: -32002, SessionNotFound: -32010, SessionBusy: -32011, NothingToCompact: -32012, EntryNotFound: -32013,
     ProviderError: -32014, SessionLocked: -32015, Aborted: -32016, CompactionSkipped: -32017,
-    SessionMoved: -32018, Forbidden: -32019, ReplyTooLarge: -32020,
+    SessionMoved: -32018, Forbidden: -32019, ReplyTooLarge: -32020, ContextFull: -32021,
   });
 });
 
