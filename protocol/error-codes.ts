@@ -40,7 +40,8 @@ export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
   ProviderError: "The model provider failed; data carries class, status and retryable.",
   SessionLocked: "Another process holds the session file's write lock.",
   Aborted: "The operation was aborted (the `abort` method, or a beforeCompact hook cancelled it).",
-  CompactionSkipped: "An automatic compaction was skipped because it would free too little; sent as an `error` event, never as a response.",
+  CompactionSkipped:
+    "An automatic compaction was skipped because it would free too little. No longer sent as an `error` event: the `compaction_skipped` event reports a skip (its `code` field says why); this code names that case and is never sent as a response.",
   SessionMoved:
     "The session is owned by another pith node sharing the store (PostgreSQL store): this node may not write it. data.owner names the node and, when it advertised one, its URL to reconnect to.",
   Forbidden:

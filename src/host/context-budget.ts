@@ -32,7 +32,7 @@ export interface CompactionHost {
   overheadTokens(): number;
   /** the agent's last request as sent (conversation framing sends it again) */
   lastRequest?: LastRequest;
-  emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
+  emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "compaction_skipped" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
 }
 
 /** The summarizer a compaction uses, as the session has it now. */

@@ -27,6 +27,7 @@ import type { ResultOf } from "../../protocol/index.js";
 import type { PreparedCompaction } from "../../protocol/methods.js";
 import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
 import { cutToFit, refusedAsTooLong, type ContextFull } from "./context-full.js";
+import { CompactionSkips } from "./compaction-skips.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { wirePreparation } from "./wire-preparation.js";
@@ -63,13 +64,14 @@ export class SessionCompaction {
   /** a compaction in progress, manual or inside a run (abort cancels it) */
   private active: AbortController | null = null;
   private auto: boolean;
-  /** the context size an automatic compaction was last skipped at (too little to gain) */
-  private skippedAt: number | undefined;
+  /** where an automatic compaction was last skipped: not tried again until the context grew enough */
+  private readonly skips: CompactionSkips;
   /** the newest reply already judged for truncation (its timestamp) */
   private judged = -1;
 
   constructor(private readonly host: CompactionHost) {
     this.budget = new ContextBudget(host);
+    this.skips = new CompactionSkips(host.file);
     this.ahead = new AheadOfTime(host.logger, this.emitUpdate);
     this.auto = host.stored.autoCompaction ?? host.settings.enabled;
   }
@@ -99,11 +101,10 @@ export class SessionCompaction {
     const settings = { ...this.budget.settings, enabled: true };
     if (shouldPrepare(tokens, window, settings)) this.ahead.start({ ...this.snapshot(), settings });
     if (!shouldCompact(tokens, window, settings)) return;
-    // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
-    if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
+    // skipped not long ago: until the context grew enough the cut cannot free more, nothing new to say
+    if (this.skips.holds(tokens, settings.minSavingsFraction)) return;
     try {
-      const done = await this.run(reason, signal);
-      this.skippedAt = done === null && !signal.aborted ? tokens : undefined;
+      await this.run(reason, signal);
     } catch (err) {
       if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
     }
@@ -161,8 +162,8 @@ export class SessionCompaction {
   /**
    * One compaction with its events: compaction_start, compaction_update (the summary as it is
    * written, then "applying"), compaction_end with the result, the fallback, or why it stopped.
-   * Null when skipped (an automatic one that would free too little is reported as an `error`
-   * event with code -32017) or cancelled; a manual one throws instead.
+   * Null when skipped (an automatic one that would free too little is reported once as a
+   * compaction_skipped event, see compaction-skips.ts) or cancelled; a manual one throws instead.
    */
   async run(reason: CompactionReason, outer: AbortSignal, instructions?: string, distrustUsage = false): Promise<StoredCompaction | null> {
     const now = this.snapshot(distrustUsage);
@@ -193,6 +194,8 @@ export class SessionCompaction {
       this.discardPrepared("the client's beforeCompact hook cancelled the compaction");
       this.host.emit("compaction_end", { ...tag, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
       if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
+      // the hook said no at this size: asked again once the context grew, like a skip
+      this.skips.cancelled(c.prep.tokensBefore);
       return null;
     }
     const { cost, ...result } = outcome;
@@ -209,7 +212,10 @@ export class SessionCompaction {
     if (outcome.ok) return { prep: outcome.preparation, prepared: null };
     // manual: never skipped for too little gain and no cut named, so nothing_to_compact is its only failure (the protocol's data)
     if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: "nothing_to_compact", tokensBefore: outcome.tokensBefore });
-    this.host.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
+    // not an error: the session goes on; said once for a context (an overflow at the size just judged adds nothing)
+    if (this.skips.skipped(outcome.tokensBefore, now.settings.minSavingsFraction)) {
+      this.host.emit("compaction_skipped", { reason, code: outcome.code, tokensBefore: outcome.tokensBefore, message: outcome.message });
+    }
     return null;
   }
 
@@ -289,8 +295,9 @@ export class SessionCompaction {
     if (wasted && cost) addCost(cost, wasted);
     const details = { ...written.details, reason: c.reason, tokensAfter, ...(cost ? { cost } : {}) } as StoredCompaction["details"];
     appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
-    // whatever was prepared describes a context that no longer exists
+    // whatever was prepared, or judged not worth it, describes a context that no longer exists
     this.ahead.spent();
+    this.skips.stored();
     this.host.lastRequest?.forget();
     const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter, details: written.details };
     return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback, cost };
