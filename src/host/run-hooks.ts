@@ -5,7 +5,7 @@
 // user cancels stops the run like an abort).
 import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
 import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
-import type { ContextFull } from "./context-full.js";
+import type { ContextFull } from "./compaction/context-full.js";
 import type { ProviderError } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
 import { ErrorCode } from "./host-error.js";

@@ -1,4 +1,4 @@
-// The compaction owner (src/host/session-compaction.ts) checks a summary written ahead of time
+// The compaction owner (src/host/compaction/session-compaction.ts) checks a summary written ahead of time
 // when a compaction claims it, whatever made it stale: a change that forgot to discard it (here:
 // the leaf moved behind the owner's back, with no discardPrepared call) still never gets it
 // stored. And every compaction entry is stored the same way, the hook's with fromHook.
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { compactionSettings, type CompactionSettings } from "../../src/compaction/index.js";
 import type { SessionEvent } from "../../src/host/event-buffer.js";
 import type { BeforeCompactDecision } from "../../src/host/ports.js";
-import { SessionCompaction } from "../../src/host/session-compaction.js";
+import { SessionCompaction } from "../../src/host/compaction/session-compaction.js";
 import { SessionSettings } from "../../src/host/session-settings.js";
 import type { ModelInfo, Provider, StreamEvent } from "../../src/llm/types.js";
 import { createLogger } from "../../src/log/logger.js";

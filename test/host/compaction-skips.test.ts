@@ -1,7 +1,7 @@
 // When a skipped automatic compaction is tried again and when it is reported again.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CompactionSkips } from "../../src/host/compaction-skips.js";
+import { CompactionSkips } from "../../src/host/compaction/compaction-skips.js";
 
 /** A path of entries a..: the leaf is the last; a branch move replaces the path. */
 function fakeFile(path: string[]) {

@@ -3,8 +3,8 @@
 // answers a context it did not see, and compaction never fires because the usage it reports is
 // small. The reply's reported input is the tell: pith's estimate errs by a few percent, so a
 // report far below it means the endpoint dropped part of what was sent.
-import { estimateMessageTokens } from "../compaction/index.js";
-import type { AgentMessage, AssistantMessage } from "../messages/types.js";
+import { estimateMessageTokens } from "../../compaction/index.js";
+import type { AgentMessage, AssistantMessage } from "../../messages/types.js";
 
 /** Reported input below this fraction of the estimate is a cut prompt (the estimate errs by ~6%). */
 const TRUNCATION_RATIO = 0.7;

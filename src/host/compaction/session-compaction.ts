@@ -21,18 +21,18 @@ import {
   type CompactionPreparation,
   type SummaryCost,
   type CompactionReason,
-} from "../compaction/index.js";
-import type { ModelInfo, ProviderError } from "../llm/types.js";
-import type { ResultOf } from "../../protocol/index.js";
-import type { PreparedCompaction } from "../../protocol/methods.js";
+} from "../../compaction/index.js";
+import type { ModelInfo, ProviderError } from "../../llm/types.js";
+import type { ResultOf } from "../../../protocol/index.js";
+import type { PreparedCompaction } from "../../../protocol/methods.js";
 import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
 import { cutToFit, refusedAsTooLong, type ContextFull } from "./context-full.js";
 import { CompactionSkips } from "./compaction-skips.js";
 import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { ErrorCode, HostError } from "../host-error.js";
 import { wirePreparation } from "./wire-preparation.js";
 import { detectTruncation } from "./silent-truncation.js";
-import type { BranchSummarizer } from "./tree-move.js";
+import type { BranchSummarizer } from "../tree-move.js";
 
 /** A stored compaction as the compact method and compaction_end report it. */
 export type StoredCompaction = ResultOf<"compact">;

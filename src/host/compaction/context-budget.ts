@@ -3,18 +3,18 @@
 // compaction runs at, the context's size, and the summarizer with the window in effect for it.
 // The compaction owner (session-compaction.ts) reads all of it here; nothing here compacts.
 import type { Logger } from "pino";
-import { providerSummarizer } from "../agent/summarizer-port.js";
-import { compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
-import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
-import type { AgentMessage } from "../messages/types.js";
+import { providerSummarizer } from "./summarizer-port.js";
+import { compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../../compaction/index.js";
+import type { ModelInfo, Provider, ProviderError } from "../../llm/types.js";
+import type { AgentMessage } from "../../messages/types.js";
 import type { LastRequest } from "./last-request.js";
-import type { SessionFile } from "../session/session-file.js";
+import type { SessionFile } from "../../session/session-file.js";
 import { windowAfterOverflow } from "./context-window.js";
-import { ErrorCode, HostError } from "./host-error.js";
-import type { BeforeCompactHook } from "./ports.js";
-import type { EventFields } from "./session-events.js";
-import type { SessionSettings } from "./session-settings.js";
-import type { BranchSummarizer } from "./tree-move.js";
+import { ErrorCode, HostError } from "../host-error.js";
+import type { BeforeCompactHook } from "../ports.js";
+import type { EventFields } from "../session-events.js";
+import type { SessionSettings } from "../session-settings.js";
+import type { BranchSummarizer } from "../tree-move.js";
 
 /** What the session gives its compaction owner: the one repacking of the session's deps. */
 export interface CompactionHost {

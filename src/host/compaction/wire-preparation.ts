@@ -1,6 +1,6 @@
 // What a client's beforeCompact hook is sent about a compaction: the wire's preparation.
-import type { CompactionPreparation } from "../compaction/index.js";
-import type { BeforeCompactRequest } from "./ports.js";
+import type { CompactionPreparation } from "../../compaction/index.js";
+import type { BeforeCompactRequest } from "../ports.js";
 
 /**
  * The preparation as the wire defines it: the pieces a hook needs to write a summary, not pith's

@@ -2,8 +2,8 @@
 // `navigateTree {summarize}`): whoever turned it off wants the history verbatim. A context that
 // no longer fits is then reported, never compacted unasked: -32021 ContextFull, with the sizes,
 // so a client can say how full it is and offer a manual compaction.
-import type { RunError } from "../agent/events.js";
-import { ErrorCode, type HostErrorData } from "./host-error.js";
+import type { RunError } from "../../agent/events.js";
+import { ErrorCode, type HostErrorData } from "../host-error.js";
 
 export type ContextFullData = HostErrorData<typeof ErrorCode.ContextFull>;
 

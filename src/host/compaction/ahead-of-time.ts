@@ -5,10 +5,10 @@
 // stored before the trigger, so a session that never reaches it stores nothing extra.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
-import type { PreparedCompaction } from "../../protocol/methods.js";
+import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../../compaction/index.js";
+import type { PreparedCompaction } from "../../../protocol/methods.js";
 import type { SummarizerChoice } from "./context-budget.js";
-import type { EventFields } from "./session-events.js";
+import type { EventFields } from "../session-events.js";
 
 /** What compaction_update carries besides sessionId and seq. */
 export type CompactionUpdate = EventFields<"compaction_update">;

@@ -7,7 +7,7 @@
 // reported once per context size: a skip within that same margin of the last one reported (a
 // context that compacted and grew back to the size it was skipped at, say) is not reported again.
 // Both hold on the path they were judged on; a move to another branch ends them.
-import type { SessionFile } from "../session/session-file.js";
+import type { SessionFile } from "../../session/session-file.js";
 
 interface Mark {
   tokens: number;
