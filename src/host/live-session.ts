@@ -17,7 +17,6 @@ import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListene
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
 import { LastRequest } from "./compaction/last-request.js";
-import { pruneToolOutputsBeforeRequest } from "./compaction/tool-output-prune.js";
 import { buildSessionAgent, storedModel, untilStored } from "./session-agent.js";
 import { SessionCompaction } from "./compaction/session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
@@ -88,15 +87,12 @@ export class LiveSession {
       sessionId: this.id,
       file,
       stored: this.settings,
-      logger: deps.logger,
       settings: deps.compaction,
+      models: { current: () => this.model, resolve: deps.resolveModel, providerFor: deps.providerFor, overheadTokens: () => this.overheadTokens },
       beforeCompact: deps.beforeCompact,
-      providerFor: deps.providerFor,
-      resolveModel: deps.resolveModel,
-      model: () => this.model,
-      overheadTokens: () => this.overheadTokens,
+      events: this.events,
       lastRequest: this.lastRequest,
-      emit: this.emit,
+      logger: deps.logger,
     });
     this.restoredQueue = savedQueue(file);
     this.agent = this.makeAgent();
@@ -203,19 +199,11 @@ export class LiveSession {
       logger: this.deps.logger,
       hooks: runHooks({
         sessionId: this.id,
-        permissionMode: () => this.permissionMode,
+        compaction: this.compaction,
+        permission: { mode: () => this.permissionMode, ask: this.deps.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort() },
+        events: this.events,
+        queue: { record: (queue, change) => this.recordQueue(queue, change) },
         retry: this.deps.retry,
-        askPermission: this.deps.requestPermission,
-        abort: () => this.abort(),
-        allowedAlways: this.allowedAlways,
-        emit: this.emit,
-        emitUsage: () => this.compaction.emitUsage(),
-        pruneToolOutputs: () => pruneToolOutputsBeforeRequest(this.file, this.deps.compaction.prune, this.deps.logger),
-        autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
-        afterOverflow: (error, signal) => this.compaction.afterOverflow(error, signal),
-        learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
-        replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
-        recordQueue: (queue, change) => this.recordQueue(queue, change),
       }),
     });
     this.overheadTokens = overheadTokens;

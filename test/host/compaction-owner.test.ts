@@ -49,11 +49,8 @@ function owner(t: Parameters<typeof tempDir>[0], hook: BeforeCompactDecision = {
     logger: createLogger("silent"),
     settings,
     beforeCompact: async () => hook,
-    providerFor: () => provider,
-    resolveModel: () => MODEL,
-    model: () => MODEL,
-    overheadTokens: () => 0,
-    emit: (type, fields) => events.push({ type, ...fields } as unknown as SessionEvent),
+    models: { current: () => MODEL, resolve: () => MODEL, providerFor: () => provider, overheadTokens: () => 0 },
+    events: { emit: (type, fields) => void events.push({ type, ...fields } as unknown as SessionEvent) },
   });
   return { file, events, provider, compaction };
 }
@@ -68,7 +65,7 @@ const milestones = (events: SessionEvent[], id: string) =>
 async function preparedReady(o: ReturnType<typeof owner>): Promise<string> {
   for (let i = 0; i < 5; i++) appendTurn(o.file, `request ${i}`);
   appendTurn(o.file, "past the soft threshold", 2, 2000, 20_000);
-  await o.compaction.autoCompact("threshold", new AbortController().signal);
+  await o.compaction.beforeModelCall(new AbortController().signal);
   const status = o.compaction.prepared();
   assert.ok(status, "a summary is being written ahead of time");
   while (o.compaction.prepared()?.status !== "ready") await new Promise((r) => setImmediate(r));
