@@ -139,9 +139,10 @@ export const events = {
   /**
    * an automatic compaction was not done: it would free too little (under minSavingsFraction of the
    * context), or nothing lies before its cut. No compaction_start or compaction_end goes with it.
-   * Sent once per attempt; the next attempt waits until the context grew by minSavingsFraction of
-   * tokensBefore (a threshold compaction; an overflow's is tried when it happens). Not an error:
-   * the session goes on.
+   * Reported once per context size (not again within minSavingsFraction of the size last
+   * reported); a threshold compaction is not tried again until the context grew by
+   * minSavingsFraction of tokensBefore (an overflow's is tried when it happens). Not an error: the
+   * session goes on.
    */
   compaction_skipped: z.object({
     ...base,
