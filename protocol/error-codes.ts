@@ -20,6 +20,7 @@ export const ErrorCodes = {
   SessionMoved: -32018,
   Forbidden: -32019,
   ReplyTooLarge: -32020,
+  ContextFull: -32021,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCodes;
@@ -39,13 +40,16 @@ export const ErrorDescriptions: { readonly [K in ErrorCodeName]: string } = {
   ProviderError: "The model provider failed; data carries class, status and retryable.",
   SessionLocked: "Another process holds the session file's write lock.",
   Aborted: "The operation was aborted (the `abort` method, or a beforeCompact hook cancelled it).",
-  CompactionSkipped: "An automatic compaction was skipped because it would free too little; sent as an `error` event, never as a response.",
+  CompactionSkipped:
+    "An automatic compaction was skipped because it would free too little. No longer sent as an `error` event: the `compaction_skipped` event reports a skip (its `code` field says why); this code names that case and is never sent as a response.",
   SessionMoved:
     "The session is owned by another pith node sharing the store (PostgreSQL store): this node may not write it. data.owner names the node and, when it advertised one, its URL to reconnect to.",
   Forbidden:
     "The connection may not call this method: another node's link (authenticated with the cluster token) may only relay a client's session requests. data.method names the method.",
   ReplyTooLarge:
     "The model's reply passed the cap on one reply (settings' maxReplyMB): the stream was cut and the reply stored up to the cap as an error. Sent as an `error` event and in agent_end's error, never as a response; data as -32014's.",
+  ContextFull:
+    "The context no longer fits the model's window and automatic compaction is off for the session: pith does not compact unasked. The provider refused the request as too long (the run ends; agent_end's error carries this code), or an endpoint cut the prompt without saying so (data.truncated; the run goes on). data: {contextTokens, contextWindow, class: \"overflow\", status?, retryable: false}. Sent as an `error` event and in agent_end's error, never as a response. `compact`, or turning automatic compaction on, frees the context.",
 };
 
 /** The name of a code, or undefined for a code this version does not define. */

@@ -39,6 +39,8 @@ export const ErrorData = {
   ProviderError: ProviderErrorData,
   /** -32020: a reply cut at the cap (class "fatal", not retryable) */
   ReplyTooLarge: ProviderErrorData,
+  /** -32021: the context is full and automatic compaction is off (the sizes as pith counts them; the window in effect) */
+  ContextFull: ProviderErrorData.extend({ contextTokens: z.number(), contextWindow: z.number().int(), truncated: z.boolean().optional() }),
   SessionNotFound: z.looseObject({ sessionId: z.string().optional(), sessionFile: z.string().optional() }),
   EntryNotFound: z.looseObject({ entryId: z.string() }),
   SessionBusy: z.looseObject({ sessionId: z.string() }),

@@ -30,7 +30,7 @@ export const RunError = z.object({
   errorClass: ErrorClass.optional(),
   /** HTTP status, when there was one */
   status: z.int().optional(),
-  /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap) */
+  /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap), -32021 ContextFull (an overflow with automatic compaction off) */
   code: z.int().optional(),
 });
 
@@ -155,6 +155,23 @@ export const events = {
     /** what pith's summarizer requests for this compaction cost, summed (one written ahead of time included); absent when a client's hook wrote the summary */
     cost: CompactionCost.optional(),
   }),
+  /**
+   * an automatic compaction was not done: it would free too little (under minSavingsFraction of the
+   * context), or nothing lies before its cut. No compaction_start or compaction_end goes with it.
+   * Reported once per context size (not again within minSavingsFraction of the size last
+   * reported); a threshold compaction is not tried again until the context grew by
+   * minSavingsFraction of tokensBefore (an overflow's is tried when it happens). Not an error: the
+   * session goes on.
+   */
+  compaction_skipped: z.object({
+    ...base,
+    reason: z.enum(["threshold", "overflow"]),
+    code: z.enum(["too_little_gain", "nothing_to_compact", "cut_not_found"]),
+    /** the context's size when it was skipped */
+    tokensBefore: z.number(),
+    /** for people: what it would have freed */
+    message: z.string(),
+  }),
   /** navigateTree {summarize: true} started summarizing the branch being left */
   branch_summary_start: z.object({ ...base, targetId: Id, fromId: Id.nullable() }),
   branch_summary_end: z.object({
@@ -186,8 +203,8 @@ export const events = {
     /** automatic compaction runs past this */
     threshold: z.int().nonnegative().optional(),
   }),
-  /** something went wrong outside any request: a failed run (-32014), a skipped automatic compaction (-32017),
-   *  a session this node lost to another node (-32018) */
+  /** something went wrong outside any request: a failed run (-32014, -32020), a full context with automatic
+   *  compaction off (-32021), a session this node lost to another node (-32018) */
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),
 } as const;
 

@@ -24,6 +24,7 @@ type TranscriptEventName =
   | "compaction_start"
   | "compaction_update"
   | "compaction_end"
+  | "compaction_skipped"
   | "branch_summary_start"
   | "branch_summary_end"
   | "retry_start"
@@ -167,6 +168,9 @@ export function reduceTranscript(t: TranscriptState, ev: TranscriptEvent, model:
       if (retry?.type === "retry") d.replace({ ...retry, state: ev.aborted ? "aborted" : "retried", endedAttempt: ev.attempt });
       break;
     }
+    case "compaction_skipped":
+      d.append({ type: "compactionSkipped", reason: ev.reason, code: ev.code, tokensBefore: ev.tokensBefore, message: ev.message });
+      break;
     case "error":
       d.append({ type: "error", code: ev.code, message: ev.message, ...(ev.data !== undefined ? { data: ev.data } : {}) });
       break;

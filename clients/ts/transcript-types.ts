@@ -84,6 +84,8 @@ export type TranscriptItem =
     }
   /** text from the client itself (a request that failed, a note) */
   | { readonly type: "notice"; readonly id: number; readonly kind: "error" | "warn" | "info"; readonly text: string; readonly tag: string }
+  /** an automatic compaction that was not done (compaction_skipped): not an error, the session goes on */
+  | { readonly type: "compactionSkipped"; readonly id: number; readonly reason: "threshold" | "overflow"; readonly code: string; readonly tokensBefore: number; readonly message: string }
   /** an `error` event */
   | { readonly type: "error"; readonly id: number; readonly code: number; readonly message: string; readonly data?: unknown }
   /** how a run ended, when it did not simply stop */

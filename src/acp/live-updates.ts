@@ -82,9 +82,14 @@ export function updatesForEvent(event: EventLine, ctx: LiveContext): SessionUpda
       return compactionEventUpdates(event, ctx, ctx.state);
     case "retry_start":
       return [noticeOrNote(ctx, "warning", `Retrying the model call in ${seconds(event.delayMs)} (attempt ${event.attempt} of ${event.maxAttempts})`, event.error.message, `retry:${event.seq}`)];
+    case "compaction_skipped":
+      // nothing went wrong and nothing changed in the conversation: worth a notice, not a note in it
+      return ctx.notices ? [{ sessionUpdate: "notice", severity: "info", title: "Automatic compaction skipped", description: event.message }] : [];
     case "error":
-      if (event.code !== ErrorCodes.CompactionSkipped) return [];
-      return [noticeOrNote(ctx, "info", "Automatic compaction skipped", event.message, `error:${event.seq}`)];
+      // a failed run is the prompt's error answer; a prompt the endpoint cut (automatic compaction
+      // off) leaves the run going, so the user hears it here
+      if (event.code !== ErrorCodes.ContextFull || !(event.data as { truncated?: boolean } | undefined)?.truncated) return [];
+      return [noticeOrNote(ctx, "warning", "The context is full", event.message, `error:${event.seq}`)];
     case "prompts_dropped":
       // an ACP prompt is never queued (a running session refuses it): these were another client's
       return [];

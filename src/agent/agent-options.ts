@@ -11,6 +11,8 @@ import type { QueuedPrompt } from "./pending-prompts.js";
 
 interface ModelErrorDecision {
   action: "retry" | "stop";
+  /** stop: the run's error as the host words it (its own code, say), instead of the provider's */
+  error?: RunError;
 }
 
 export interface AgentHooks {

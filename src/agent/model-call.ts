@@ -64,6 +64,7 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
     }
     if (!final) throw new Error(`provider ${provider.name} ended its stream without a final message`);
     if (!started) emit({ type: "message_start", runId, message: final });
+    let worded: RunError | undefined;
     if (failure && failure.errorClass !== "aborted" && !signal.aborted && options.hooks?.onModelError) {
       const decision = await options.hooks.onModelError(failure, { runId, attempt, signal });
       if (decision.action === "retry" && !signal.aborted) {
@@ -71,12 +72,13 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
         emit({ type: "message_end", runId, message: final, willRetry: true });
         continue;
       }
+      worded = decision.error;
     }
     if (failure && signal.aborted) {
       final.stopReason = "aborted";
       final.errorMessage = "request aborted";
     }
-    const error = failure && failure.errorClass !== "aborted" ? runError(failure) : undefined;
+    const error = failure && failure.errorClass !== "aborted" ? (worded ?? runError(failure)) : undefined;
     const entry = session.appendMessage(final, { sync: true });
     emit({ type: "message_end", runId, message: final, entryId: entry.id });
     return { message: final, error };

@@ -5,7 +5,7 @@
 // prompt-cache write of everything after the first output it replaces: large, rare batches
 // (Anthropic's `clear_at_least`) pay that once per `minPruneTokens` saved instead of every turn.
 // Deterministic for a given context, so the same messages always give the same view. Pure:
-// the host stores the plan as `context_edit` entries (src/host/tool-output-prune.ts).
+// the host stores the plan as `context_edit` entries (src/host/compaction/tool-output-prune.ts).
 import type { AgentMessage, ToolResultMessage } from "../messages/types.js";
 import { estimateMessageTokens } from "./estimate.js";
 import type { PruneSettings } from "./settings.js";

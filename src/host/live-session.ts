@@ -14,10 +14,9 @@ import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
 import { runHooks } from "./run-hooks.js";
-import { LastRequest } from "./last-request.js";
-import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
+import { LastRequest } from "./compaction/last-request.js";
 import { buildSessionAgent, storedModel } from "./session-agent.js";
-import { SessionCompaction } from "./session-compaction.js";
+import { SessionCompaction } from "./compaction/session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
 import { SessionRuns } from "./session-runs.js";
 import { SessionSettings } from "./session-settings.js";
@@ -87,15 +86,12 @@ export class LiveSession {
       sessionId: this.id,
       file,
       stored: this.settings,
-      logger: deps.logger,
       settings: deps.compaction,
+      models: { current: () => this.model, resolve: deps.resolveModel, providerFor: deps.providerFor, overheadTokens: () => this.overheadTokens },
       beforeCompact: deps.beforeCompact,
-      providerFor: deps.providerFor,
-      resolveModel: deps.resolveModel,
-      model: () => this.model,
-      overheadTokens: () => this.overheadTokens,
+      events: this.events,
       lastRequest: this.lastRequest,
-      emit: this.emit,
+      logger: deps.logger,
     });
     this.runs = new SessionRuns({ file, logger: deps.logger, agent: () => this.agent, closing: () => this.slot.closing, emit: this.emit });
     this.agent = this.makeAgent();
@@ -196,19 +192,11 @@ export class LiveSession {
       // the prompts a run leaves queued are the runs' to settle (session-runs.ts)
       hooks: { queueLeft: (left, end) => this.runs.queueLeft(left, end), ...runHooks({
         sessionId: this.id,
-        permissionMode: () => this.permissionMode,
+        compaction: this.compaction,
+        permission: { mode: () => this.permissionMode, ask: this.deps.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort() },
+        events: this.events,
+        queue: { record: (queue, change) => this.runs.recordQueue(queue, change) },
         retry: this.deps.retry,
-        askPermission: this.deps.requestPermission,
-        abort: () => this.abort(),
-        allowedAlways: this.allowedAlways,
-        emit: this.emit,
-        emitUsage: () => this.compaction.emitUsage(),
-        pruneToolOutputs: () => pruneToolOutputsBeforeRequest(this.file, this.deps.compaction.prune, this.deps.logger),
-        autoCompact: (reason, signal) => this.compaction.autoCompact(reason, signal),
-        compactNow: (reason, signal) => this.compaction.run(reason, signal),
-        learnWindowFrom: (error) => this.compaction.learnWindow(this.model, error, this.contextTokens()),
-        replyRoom: () => this.compaction.windowOf() - this.contextTokens(),
-        recordQueue: (queue, change) => this.runs.recordQueue(queue, change),
       }) },
     });
     this.overheadTokens = overheadTokens;

@@ -1,40 +1,45 @@
-// The policy around one agent run, as the agent's hooks: compact before a model call when the
-// context is past the trigger (or write the summary ahead of time), recover from an overflow by
-// compacting once and retrying, retry transient provider errors with backoff, report a failed
-// run as an `error` event, and ask before a tool runs when the session says so (a question the
-// user cancels stops the run like an abort).
+// The policy around one agent run, as the agent's hooks: compaction's part at each model call
+// and at the run's end (the compaction owner's RunCompaction), an overflow recovered by compacting
+// once and retrying (with automatic compaction off: the run ends, the context full), transient
+// provider errors retried with backoff, a failed run reported as an `error` event, and a question
+// before a tool runs when the session says so (a question the user cancels stops the run like an
+// abort). It calls the ports below, each with one job, and nothing else of the session.
 import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
-import { CompactionAbortedError, type CompactionReason } from "../compaction/index.js";
+import { CompactionAbortedError } from "../compaction/index.js";
 import type { ProviderError } from "../llm/types.js";
 import type { ToolCall } from "../messages/types.js";
+import type { ContextFull } from "./compaction/context-full.js";
+import type { RunCompaction } from "./compaction/ports.js";
 import { ErrorCode } from "./host-error.js";
 import type { QueueChange } from "./prompt-queue.js";
-import type { EventFields } from "./session-events.js";
+import type { SessionEmitter } from "./session-events.js";
 import type { PermissionAsker, PermissionMode } from "./ports.js";
 
-/** What the hooks need of the session: narrow, so the policy reads as one piece. */
-export interface RunHost {
-  sessionId: string;
-  permissionMode(): PermissionMode;
-  retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
-  askPermission: PermissionAsker;
-  /** stops the run as the abort method does: the user cancelled the turn at a permission question */
-  abort(): void;
+/** Whether a tool call may run: the session's mode, the question to a client, what the user allowed for good. */
+interface ToolPermission {
+  mode(): PermissionMode;
+  ask: PermissionAsker;
   /** tools the user allowed for the rest of the live session */
   allowedAlways: Set<string>;
-  emit<E extends "error" | "retry_start" | "retry_end">(type: E, fields: EventFields<E>): void;
-  emitUsage(): void;
-  /** stores a prune batch of old tool outputs (context_edit entries) if the prune settings say one is due */
-  pruneToolOutputs?(): void;
-  /** at the trigger compacts; past the soft threshold writes the summary ahead of time */
-  autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void>;
-  /** one compaction; null when skipped or cancelled */
-  compactNow(reason: CompactionReason, signal: AbortSignal): Promise<unknown>;
-  /** the tokens left in the window for a reply */
-  replyRoom(): number;
-  /** an overflow said the window is smaller than believed */
-  learnWindowFrom(error: ProviderError): void;
-  recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void;
+  /** stops the run as the abort method does: the user cancelled the turn at a permission question */
+  cancelRun(): void;
+}
+
+/** The steer / follow-up queue's record in the session (prompt-queue.ts): what it holds after each change. */
+interface QueueRecord {
+  record(queue: readonly QueuedPrompt[], change: QueueChange): void;
+}
+
+/** What the run policy calls. */
+export interface RunPorts {
+  sessionId: string;
+  compaction: RunCompaction;
+  permission: ToolPermission;
+  /** the session's event stream: error, retry_start, retry_end */
+  events: SessionEmitter;
+  queue: QueueRecord;
+  /** transient provider errors: attempts and backoff */
+  retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
 
 /**
@@ -43,69 +48,71 @@ export interface RunHost {
  */
 export const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bash"]);
 
-export function runHooks(host: RunHost): AgentHooks {
+export function runHooks(ports: RunPorts): AgentHooks {
+  const { compaction, events } = ports;
   let overflowRetried = false;
   let transientAttempts = 0;
+  /** the run ended on a full context with automatic compaction off: the error event's data */
+  let full: ContextFull["data"] | undefined;
   return {
     beforeModelCall: async ({ signal, turn }) => {
       if (turn === 1) {
         overflowRetried = false;
         transientAttempts = 0;
+        full = undefined;
       }
-      // pruning first: leaving old outputs out is cheaper than a summary and may make one unneeded
-      host.pruneToolOutputs?.();
-      await host.autoCompact("threshold", signal);
+      await compaction.beforeModelCall(signal);
     },
     beforeEnd: async ({ signal, error }) => {
-      if (error) host.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
-      host.emitUsage();
-      await host.autoCompact("threshold", signal);
+      if (error?.code === ErrorCode.ContextFull && full) events.emit("error", { code: error.code, message: error.message, data: full });
+      else if (error) events.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+      await compaction.atRunEnd(signal);
     },
     onModelError: async (error, { signal }) => {
-      if (error.errorClass === "overflow") host.learnWindowFrom(error);
-      if (error.errorClass === "overflow" && !overflowRetried) {
+      if (error.errorClass === "overflow") {
+        // retried once per run: a second overflow after a compaction ends it
+        const outcome = await compaction.afterOverflow(error, signal, !overflowRetried);
         overflowRetried = true;
-        const outcome = await host.compactNow("overflow", signal).catch((err) => {
-          if (err instanceof CompactionAbortedError) return null;
-          throw err;
-        });
-        return { action: outcome ? "retry" : "stop" };
+        if (typeof outcome === "string") return { action: outcome };
+        full = outcome.data;
+        return { action: "stop", error: outcome.error };
       }
-      if (error.errorClass === "transient" && transientAttempts < host.retry.maxAttempts) {
+      if (error.errorClass === "transient" && transientAttempts < ports.retry.maxAttempts) {
         transientAttempts++;
-        return backoff(host, error, transientAttempts, signal);
+        return backoff(ports, error, transientAttempts, signal);
       }
       return { action: "stop" };
     },
-    replyRoom: () => host.replyRoom(),
-    canRunTool: async (call) => permit(host, call),
-    queueChanged: (queue, change) => host.recordQueue(queue, change),
+    replyRoom: () => compaction.replyRoom(),
+    canRunTool: async (call) => permit(ports.sessionId, ports.permission, call),
+    queueChanged: (queue, change) => ports.queue.record(queue, change),
   };
 }
 
-async function backoff(host: RunHost, error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
-  const { baseDelayMs, maxDelayMs, maxAttempts } = host.retry;
+async function backoff(ports: RunPorts, error: ProviderError, attempt: number, signal: AbortSignal): Promise<{ action: "retry" | "stop" }> {
+  const { baseDelayMs, maxDelayMs, maxAttempts } = ports.retry;
+  const { events } = ports;
   const delayMs = Math.min(maxDelayMs, Math.max(error.retryAfterMs ?? 0, baseDelayMs * 2 ** (attempt - 1)));
-  host.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
+  events.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
   try {
     await sleep(delayMs, signal);
   } catch {
-    host.emit("retry_end", { attempt, aborted: true });
+    events.emit("retry_end", { attempt, aborted: true });
     return { action: "stop" };
   }
-  host.emit("retry_end", { attempt, aborted: false });
+  events.emit("retry_end", { attempt, aborted: false });
   return { action: "retry" };
 }
 
-async function permit(host: RunHost, call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
-  const mode = host.permissionMode();
+async function permit(sessionId: string, permission: ToolPermission, call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
+  const mode = permission.mode();
   if (mode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
-  if (mode !== "ask" || !WRITING_TOOLS.has(call.name) || host.allowedAlways.has(call.name)) return { allow: true };
-  const outcome = await host.askPermission({ sessionId: host.sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
-  if (outcome === "allowAlways") host.allowedAlways.add(call.name);
+  if (mode !== "ask" || !WRITING_TOOLS.has(call.name) || permission.allowedAlways.has(call.name)) return { allow: true };
+  const outcome = await permission.ask({ sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
+  if (outcome === "allowAlways") permission.allowedAlways.add(call.name);
   if (outcome === "cancel") {
     // not a denial the model should work around: the turn ends here, with no further model call
-    host.abort();
+    permission.cancelRun();
     return { allow: false, reason: "the user cancelled the turn" };
   }
   return outcome === "deny" ? { allow: false, reason: "the user denied this tool call" } : { allow: true };

@@ -27,7 +27,12 @@ export interface Subscription {
 
 type TextDelta = { runId: string; delta: { type: "text" | "thinking" | "toolcall_delta"; contentIndex: number; text: string } };
 
-export class SessionEvents {
+/** Where a part of the session (its compactions, its run policy) sends events: the session's stream. */
+export interface SessionEmitter {
+  emit<E extends EventName>(type: E, fields: EventFields<E>): void;
+}
+
+export class SessionEvents implements SessionEmitter {
   private readonly buffer = new EventBuffer();
   private readonly listeners = new Set<SessionListener>();
   /** text / thinking / tool-argument deltas that arrived in this turn of the event loop, not yet sent */

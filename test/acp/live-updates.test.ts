@@ -203,19 +203,23 @@ test("compaction without the capability: one line when it is over, nothing when 
   assert.match(chunkText(fallback, "agent_message_chunk"), /41,200 → 9,800 tokens\. The summarizer failed \(overloaded\).*Retrying the request\./);
 });
 
-test("a skipped automatic compaction and a retry: notices when the client shows them, else notes; other errors nothing", () => {
+test("a skipped automatic compaction: a notice when the client shows them, else nothing; a retry: a notice, else a note; a cut prompt with compaction off: a warning; other errors nothing", () => {
   const noticed = stream(createLiveContext({ cwd, notices: true }));
-  const [skipped] = noticed.send("error", { code: -32017, message: "It would free too little.", data: { reason: "threshold" } });
+  const skip = { reason: "threshold", code: "too_little_gain", tokensBefore: 6737, message: "It would free too little." } as const;
+  const [skipped] = noticed.send("compaction_skipped", skip);
   assert.deepEqual(skipped, { sessionUpdate: "notice", severity: "info", title: "Automatic compaction skipped", description: "It would free too little." });
+  assert.deepEqual(noticed.send("error", { code: -32017, message: "It would free too little.", data: { reason: "threshold" } }), [], "-32017 is no longer an error event");
+  const cutData = { class: "overflow", truncated: true, retryable: false, contextTokens: 9000, contextWindow: 2048 };
+  const [cut] = noticed.send("error", { code: -32021, message: "the context is full", data: cutData });
+  assert.deepEqual(cut, { sessionUpdate: "notice", severity: "warning", title: "The context is full", description: "the context is full" });
+  assert.deepEqual(noticed.send("error", { code: -32021, message: "the context is full", data: { ...cutData, truncated: undefined } }), [], "a run that ends on it answers the prompt with the error");
   const [retry] = noticed.send("retry_start", { attempt: 2, maxAttempts: 3, delayMs: 1500, error: { message: "overloaded", errorClass: "transient", status: 529 } });
   assert.deepEqual(retry, { sessionUpdate: "notice", severity: "warning", title: "Retrying the model call in 1.5 s (attempt 2 of 3)", description: "overloaded" });
   assert.deepEqual(noticed.send("error", { code: -32014, message: "run failed" }), []);
   assert.deepEqual(noticed.send("retry_end", { attempt: 2, aborted: false }), []);
 
   const plain = stream(createLiveContext({ cwd }));
-  const [note] = plain.send("error", { code: -32017, message: "It would free too little." });
-  assert.equal(note.sessionUpdate, "agent_message_chunk");
-  assert.equal(chunkText([note], "agent_message_chunk").trim(), "Automatic compaction skipped: It would free too little.");
+  assert.deepEqual(plain.send("compaction_skipped", skip), [], "no note in the conversation for a compaction that did not happen");
   const [retryNote] = plain.send("retry_start", { attempt: 2, maxAttempts: 5, delayMs: 4000, error: { message: "overloaded" } });
   assert.equal(chunkText([retryNote], "agent_message_chunk").trim(), "Retrying the model call in 4 s (attempt 2 of 5): overloaded");
 });

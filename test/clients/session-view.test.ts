@@ -309,8 +309,9 @@ test("errors: provider errors, retries, a failed attempt, a skipped compaction a
   assert.equal(f.item("runEnd").stopReason, "aborted");
 
   // outside a run: an automatic compaction that was skipped
-  f.emit("error", { code: ErrorCodes.CompactionSkipped, message: "skipped", data: { reason: "threshold", code: "too_little_gain", tokensBefore: 16_500 } });
-  assert.equal(f.item("error").code, -32017);
+  f.emit("compaction_skipped", { reason: "threshold", code: "too_little_gain", tokensBefore: 16_500, message: "skipped" });
+  assert.deepEqual({ ...f.item("compactionSkipped"), id: 0 }, { type: "compactionSkipped", id: 0, reason: "threshold", code: "too_little_gain", tokensBefore: 16_500, message: "skipped" });
+  assert.equal(f.view.transcript.items.at(-1)?.type, "compactionSkipped", "a line of its own, not an error item");
 });
 
 test("a replay after a reconnect, and a refetch after a gap: nothing twice, nothing lost", () => {

@@ -1,11 +1,12 @@
 // An 8k-window model (as local models often have) runs a long session: the compaction budgets
 // scale with the window, so with 1.5k-token prompts no request exceeds the window, every run ends
-// `stop`, several compactions happen, and a skipped compaction (-32017) is reported at most once
-// per run.
+// `stop`, several compactions happen, and a skipped compaction is a `compaction_skipped` event
+// (never an `error` event), reported once per context size and not tried again until the context
+// grew by minSavingsFraction (10%) of its size at the skip.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { agentEnd, bigText, byType, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { agentEnd, bigText, byType, startRpcDaemon, writeSettings, type Ev } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
 
@@ -41,8 +42,8 @@ test("an 8k window: 16 prompts of 1.5k tokens, several compactions, no request o
   for (let i = 0; i < 16; i++) {
     const run = await d.peer.runPrompt(s.sessionId, bigText(`PROMPT-${i}`, 1050), 30_000);
     assert.equal(agentEnd(run.events).stopReason, "stop", `prompt ${i}: ${JSON.stringify(run.events.filter((e) => e.type === "error"))}`);
-    const skipped = byType(run.events, "error").filter((e) => e.code === -32017);
-    assert.ok(skipped.length <= 1, `prompt ${i}: -32017 ${skipped.length} times in one run`);
+    assert.deepEqual(byType(run.events, "error"), [], `prompt ${i}`);
+    assert.ok(byType(run.events, "compaction_skipped").length <= 1, `prompt ${i}: skipped twice in one run`);
     compactions += byType(run.events, "compaction_end").filter((e) => !e.aborted).length;
   }
   const sizes = fake.requests.slice(first).filter((r) => r.path === "/v1/messages").map((r) => sizeOf(r.rawBody));
@@ -53,3 +54,40 @@ test("an 8k window: 16 prompts of 1.5k tokens, several compactions, no request o
   await d.waitExit();
   await drainFake(fake);
 });
+
+test("an 8k window, 12 prompts of ~1.5k tokens and short replies: a skip is a compaction_skipped event, reported once per context size; no error events; every run ends stop", async (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, { models: [TINY] });
+  fake.setMaxInputTokens(WINDOW);
+  t.after(() => fake.setMaxInputTokens(undefined));
+  const d = startRpcDaemon(t, { home, fake, cwd });
+  await d.peer.initialize();
+  const s = await d.peer.request("createSession", { cwd, model: TINY.id });
+  // a short reply ("ok") after each prompt: the end-of-run check sees the context a few dozen
+  // tokens past the one judged before the call (the shape that reported -32017 twice a run)
+  const history: Ev[] = [];
+  for (let i = 0; i < 12; i++) {
+    const run = await d.peer.runPrompt(s.sessionId, bigText(`PROMPT-${i}`, 860), 30_000);
+    assert.equal(agentEnd(run.events).stopReason, "stop", `prompt ${i}`);
+    assert.deepEqual(byType(run.events, "error"), [], `prompt ${i}: no error events`);
+    assert.ok(byType(run.events, "compaction_skipped").length <= 1, `prompt ${i}: ${JSON.stringify(byType(run.events, "compaction_skipped"))}`);
+    history.push(...run.events);
+  }
+  const skips = byType(history, "compaction_skipped");
+  t.diagnostic(`${skips.length} skips at ${skips.map((e) => e.tokensBefore).join(", ")}; ${byType(history, "compaction_end").length} compactions`);
+  assert.ok(skips.length > 0, "the shape does skip (else this test tests nothing)");
+  for (const e of skips) {
+    assert.deepEqual([e.reason, e.code], ["threshold", "too_little_gain"]);
+    assert.match(e.message, /would free about \d+ of \d+ tokens/);
+  }
+  // once per context size: a size is reported once, and the next report is 10% away from the last
+  const sizes = skips.map((e) => e.tokensBefore);
+  assert.equal(new Set(sizes).size, sizes.length, `reported twice at one size: ${sizes.join(", ")}`);
+  for (let i = 1; i < sizes.length; i++) assert.ok(Math.abs(sizes[i] - sizes[i - 1]) >= 0.1 * sizes[i - 1], `reported at ${sizes[i - 1]}, then at ${sizes[i]}`);
+  assert.ok(byType(history, "compaction_end").filter((e) => e.result).length >= 3);
+  d.endStdin();
+  await d.waitExit();
+  await drainFake(fake);
+});
+

@@ -1,4 +1,4 @@
-// The compaction owner (src/host/session-compaction.ts) checks a summary written ahead of time
+// The compaction owner (src/host/compaction/session-compaction.ts) checks a summary written ahead of time
 // when a compaction claims it, whatever made it stale: a change that forgot to discard it (here:
 // the leaf moved behind the owner's back, with no discardPrepared call) still never gets it
 // stored. And every compaction entry is stored the same way, the hook's with fromHook.
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { compactionSettings, type CompactionSettings } from "../../src/compaction/index.js";
 import type { SessionEvent } from "../../src/host/event-buffer.js";
 import type { BeforeCompactDecision } from "../../src/host/ports.js";
-import { SessionCompaction } from "../../src/host/session-compaction.js";
+import { SessionCompaction } from "../../src/host/compaction/session-compaction.js";
 import { SessionSettings } from "../../src/host/session-settings.js";
 import type { ModelInfo, Provider, StreamEvent } from "../../src/llm/types.js";
 import { createLogger } from "../../src/log/logger.js";
@@ -49,11 +49,8 @@ function owner(t: Parameters<typeof tempDir>[0], hook: BeforeCompactDecision = {
     logger: createLogger("silent"),
     settings,
     beforeCompact: async () => hook,
-    providerFor: () => provider,
-    resolveModel: () => MODEL,
-    model: () => MODEL,
-    overheadTokens: () => 0,
-    emit: (type, fields) => events.push({ type, ...fields } as unknown as SessionEvent),
+    models: { current: () => MODEL, resolve: () => MODEL, providerFor: () => provider, overheadTokens: () => 0 },
+    events: { emit: (type, fields) => void events.push({ type, ...fields } as unknown as SessionEvent) },
   });
   return { file, events, provider, compaction };
 }
@@ -68,7 +65,7 @@ const milestones = (events: SessionEvent[], id: string) =>
 async function preparedReady(o: ReturnType<typeof owner>): Promise<string> {
   for (let i = 0; i < 5; i++) appendTurn(o.file, `request ${i}`);
   appendTurn(o.file, "past the soft threshold", 2, 2000, 20_000);
-  await o.compaction.autoCompact("threshold", new AbortController().signal);
+  await o.compaction.beforeModelCall(new AbortController().signal);
   const status = o.compaction.prepared();
   assert.ok(status, "a summary is being written ahead of time");
   while (o.compaction.prepared()?.status !== "ready") await new Promise((r) => setImmediate(r));

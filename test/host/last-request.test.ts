@@ -2,7 +2,7 @@
 // the context still starts with it, for the same model, and while its cache is likely warm.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LastRequest, WARM_FOR_MS } from "../../src/host/last-request.js";
+import { LastRequest, WARM_FOR_MS } from "../../src/host/compaction/last-request.js";
 import type { ModelInfo, Provider, StreamEvent, StreamRequest } from "../../src/llm/types.js";
 import type { AgentMessage, AssistantMessage } from "../../src/messages/types.js";
 

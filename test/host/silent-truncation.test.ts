@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { estimateMessagesTokens } from "../../src/compaction/index.js";
-import { detectTruncation } from "../../src/host/silent-truncation.js";
+import { detectTruncation } from "../../src/host/compaction/silent-truncation.js";
 import { assistant, usage, user } from "../support/messages.js";
 
 const big = user("word ".repeat(8000)); // ~10k tokens by pith's estimate

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compactionSettings } from "../../src/compaction/index.js";
-import { framingOf } from "../../src/host/context-budget.js";
+import { framingOf } from "../../src/host/compaction/context-budget.js";
 import type { ModelInfo } from "../../src/llm/types.js";
 
 const model = (over: Partial<ModelInfo>): ModelInfo => ({ id: "m", provider: "p", contextWindow: 100_000, maxOutputTokens: 4000, pricing: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, thinking: "none", ...over });

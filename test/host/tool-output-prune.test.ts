@@ -1,10 +1,10 @@
-// The host's side of pruning (src/host/tool-output-prune.ts): a due batch is stored as
+// The host's side of pruning (src/host/compaction/tool-output-prune.ts): a due batch is stored as
 // context_edit entries on the session's branch, the context built next carries the placeholders,
 // the tool results stay stored whole, and the clock decides whether the cache is cold.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { PROMPT_CACHE_TTL_MS } from "../../src/compaction/index.js";
-import { pruneToolOutputsBeforeRequest } from "../../src/host/tool-output-prune.js";
+import { pruneToolOutputsBeforeRequest } from "../../src/host/compaction/tool-output-prune.js";
 import { SessionFile } from "../../src/session/index.js";
 import { assistant, call, result, user } from "../support/messages.js";
 import { tempDir } from "../support/tmp.js";

@@ -13,7 +13,15 @@ test("every code has a description and its name back from errorCodeName; unknown
     assert.ok((ErrorDescriptions as Record<string, string>)[name], `${name} has a description`);
   }
   assert.equal(new Set(Object.values(ErrorCodes)).size, Object.keys(ErrorCodes).length, "codes are distinct");
-  assert.equal(errorCodeName(-32021), undefined);
+  assert.equal(errorCodeName(-32099), undefined);
+});
+
+test("ContextFull: -32021, with the sizes beside -32014's fields", () => {
+  assert.equal(ErrorCodes.ContextFull, -32021);
+  assert.match(ErrorDescriptions.ContextFull, /automatic compaction is off/);
+  const data = { class: "overflow", status: 400, retryable: false, contextTokens: 210_000, contextWindow: 200_000 };
+  assert.deepEqual(ErrorData.ContextFull.parse(data), data);
+  assert.equal(ErrorData.ContextFull.safeParse({ class: "overflow", retryable: false, contextWindow: 200_000 }).success, false, "the context's size is required");
 });
 
 test("SessionMoved: -32018, with {sessionId, owner: {nodeId | null, url?, epoch?}}", () => {

@@ -90,7 +90,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
   assert.deepEqual(
     [...EVENT_NAMES].sort(),
     [
-      "agent_end", "agent_start", "branch_summary_end", "branch_summary_start", "compaction_end", "compaction_start", "compaction_update", "error",
+      "agent_end", "agent_start", "branch_summary_end", "branch_summary_start", "compaction_end", "compaction_skipped", "compaction_start", "compaction_update", "error",
       "message_end", "message_start", "message_update", "prompts_dropped", "retry_end", "retry_start", "tool_execution_end", "tool_execution_start",
       "tool_execution_update", "turn_end", "turn_start", "usage_update",
     ],
@@ -100,7 +100,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603,
     NotInitialized: -32002, SessionNotFound: -32010, SessionBusy: -32011, NothingToCompact: -32012, EntryNotFound: -32013,
     ProviderError: -32014, SessionLocked: -32015, Aborted: -32016, CompactionSkipped: -32017,
-    SessionMoved: -32018, Forbidden: -32019, ReplyTooLarge: -32020,
+    SessionMoved: -32018, Forbidden: -32019, ReplyTooLarge: -32020, ContextFull: -32021,
   });
 });
 

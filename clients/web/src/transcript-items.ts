@@ -170,10 +170,16 @@ export function noticeEl(kind: "error" | "warn" | "info", text: string, tag: str
   return h("div", { class: `notice ${kind}`, "data-kind": tag, text });
 }
 
+/** A skipped automatic compaction: a quiet line, not a warning (nothing went wrong, the session goes on). */
+export function compactionSkippedEl(s: Item<"compactionSkipped">): HTMLElement {
+  const why = s.code === "too_little_gain" ? "it would free too little" : "nothing lies before the part kept verbatim";
+  return h("div", { class: "notice quiet", "data-kind": "compaction-skipped", title: s.message, text: `Automatic compaction skipped: ${why} (${fmtInt(s.tokensBefore)} tokens in context).` });
+}
+
 /** An `error` event, worded by its code. */
 export function errorEventEl(e: Item<"error">): HTMLElement {
-  const data = (e.data ?? {}) as { class?: string; status?: number; tokensBefore?: number };
-  if (e.code === ErrorCodes.CompactionSkipped) return noticeEl("warn", `Automatic compaction skipped: it would free too little (${fmtInt(data.tokensBefore ?? 0)} tokens in context).`, "compaction-skipped");
+  const data = (e.data ?? {}) as { class?: string; status?: number; contextTokens?: number; contextWindow?: number };
+  if (e.code === ErrorCodes.ContextFull) return noticeEl("error", `The context is full (about ${fmtInt(data.contextTokens ?? 0)} of ${fmtInt(data.contextWindow ?? 0)} tokens) and automatic compaction is off: compact the session, or turn automatic compaction on.`, "context-full");
   if (e.code === ErrorCodes.ProviderError) return noticeEl("error", `Provider error${data.class ? ` (${data.class}${data.status ? `, HTTP ${data.status}` : ""})` : ""}: ${e.message}`, "provider-error");
   return noticeEl("error", `${e.message} (${e.code})`, "error");
 }

@@ -8,7 +8,7 @@ import type { AgentMessage, EventParams } from "../../../protocol/index.js";
 import { addNotice, reduceTranscript, transcriptFrom, type ReplyModel, type TranscriptEvent, type TranscriptItem, type TranscriptState } from "../../ts/transcript-state.js";
 import { clear, frameScheduler, h } from "./dom.js";
 import { AssistantView, ToolView } from "./reply-view.js";
-import { branchSummaryEl, compactionEl, errorEventEl, messageEl, noticeEl, orphanToolEl, RetryView, runEndEl, updateRunningCompaction, type StoredCompactions } from "./transcript-items.js";
+import { branchSummaryEl, compactionEl, compactionSkippedEl, errorEventEl, messageEl, noticeEl, orphanToolEl, RetryView, runEndEl, updateRunningCompaction, type StoredCompactions } from "./transcript-items.js";
 
 interface Drawn {
   item: TranscriptItem;
@@ -165,6 +165,8 @@ export class Transcript {
         return branchSummaryEl(item);
       case "notice":
         return noticeEl(item.kind, item.text, item.tag);
+      case "compactionSkipped":
+        return compactionSkippedEl(item);
       case "error":
         return errorEventEl(item);
       case "runEnd":

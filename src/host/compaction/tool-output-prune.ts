@@ -7,8 +7,8 @@
 // is read here: a context whose last reply is older than the provider's cache life is pruned
 // without waiting for a full batch, since its next request rewrites the cache anyway.
 import type { Logger } from "pino";
-import { planPrune, PROMPT_CACHE_TTL_MS, type PruneSettings } from "../compaction/index.js";
-import type { SessionFile } from "../session/session-file.js";
+import { planPrune, PROMPT_CACHE_TTL_MS, type PruneSettings } from "../../compaction/index.js";
+import type { SessionFile } from "../../session/session-file.js";
 
 export interface PruneOutcome {
   /** the context_edit entries stored, oldest target first */

@@ -1,18 +1,18 @@
 // The one owner of a live session's compactions: automatic ones at the threshold, after an
 // overflow (or a prompt the endpoint cut without saying so), manual ones, and the summary written
-// ahead of time. Read top to bottom it is the whole story of a compaction: decide whether to
-// compact (autoCompact), choose what to summarize (plan: the prepared summary if it still serves,
-// checked here when it is claimed, or a cut chosen now), let the client's beforeCompact hook
-// decide, write the summary, and store it (store: the one place an entry is written, whoever
-// wrote the summary). The window and threshold are read from context-budget.ts; the pure steps
-// (cut, summarize) are src/compaction's.
+// ahead of time. Read top to bottom it is the whole story of a compaction: a run's part in it
+// (RunCompaction: before each model call, at the run's end, after an overflow), whether to compact
+// (autoCompact: on, past the trigger, not just skipped), what to summarize (plan: the prepared
+// summary if it still serves, checked here when it is claimed, or a cut chosen now), the client's
+// beforeCompact hook, the summary written, and the entry stored (store: the one place one is
+// written, whoever wrote the summary). What it calls is ports.ts's; the window, threshold and
+// snapshot are context-budget.ts's; the pure steps (cut, summarize) are src/compaction's.
 import { randomUUID } from "node:crypto";
 import {
   addCost,
   appendCompaction,
   compact,
   emptyCost,
-  compactionInputOf,
   prepareCompaction,
   shouldCompact,
   shouldPrepare,
@@ -21,16 +21,20 @@ import {
   type CompactionPreparation,
   type SummaryCost,
   type CompactionReason,
-} from "../compaction/index.js";
-import type { ModelInfo } from "../llm/types.js";
-import type { ResultOf } from "../../protocol/index.js";
-import type { PreparedCompaction } from "../../protocol/methods.js";
-import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionSnapshot, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
-import { ContextBudget, type CompactionHost, type SummarizerChoice } from "./context-budget.js";
-import { ErrorCode, HostError } from "./host-error.js";
-import type { BeforeCompactRequest } from "./ports.js";
-import { detectTruncation } from "./silent-truncation.js";
-import type { BranchSummarizer } from "./tree-move.js";
+} from "../../compaction/index.js";
+import type { ProviderError } from "../../llm/types.js";
+import type { ResultOf } from "../../../protocol/index.js";
+import type { PreparedCompaction } from "../../../protocol/methods.js";
+import { AheadOfTime, previousCompactionId, progressEmitter, type CompactionUpdate, type PreparedSummary } from "./ahead-of-time.js";
+import { cutToFit, refusedAsTooLong, type ContextFull } from "./context-full.js";
+import { CompactionSkips } from "./compaction-skips.js";
+import { ContextBudget, type CompactionSnapshot } from "./context-budget.js";
+import { ErrorCode, HostError } from "../host-error.js";
+import type { CompactionPorts, RunCompaction } from "./ports.js";
+import { wirePreparation } from "./wire-preparation.js";
+import { TruncationWatch } from "./silent-truncation.js";
+import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
+import type { BranchSummarizer } from "../tree-move.js";
 
 /** A stored compaction as the compact method and compaction_end report it. */
 export type StoredCompaction = ResultOf<"compact">;
@@ -56,24 +60,25 @@ interface Written {
   cost?: SummaryCost;
 }
 
-export class SessionCompaction {
+export class SessionCompaction implements RunCompaction {
   readonly budget: ContextBudget;
   private readonly ahead: AheadOfTime;
   /** a compaction in progress, manual or inside a run (abort cancels it) */
   private active: AbortController | null = null;
   private auto: boolean;
-  /** the context size an automatic compaction was last skipped at (too little to gain) */
-  private skippedAt: number | undefined;
-  /** the newest reply already judged for truncation (its timestamp) */
-  private judged = -1;
+  /** where an automatic compaction was last skipped: not tried again until the context grew enough */
+  private readonly skips: CompactionSkips;
+  /** the replies judged for a prompt the endpoint cut */
+  private readonly truncation = new TruncationWatch();
 
-  constructor(private readonly host: CompactionHost) {
-    this.budget = new ContextBudget(host);
-    this.ahead = new AheadOfTime(host.logger, this.emitUpdate);
-    this.auto = host.stored.autoCompaction ?? host.settings.enabled;
+  constructor(private readonly ports: CompactionPorts) {
+    this.budget = new ContextBudget(ports);
+    this.skips = new CompactionSkips(ports.file);
+    this.ahead = new AheadOfTime(ports.logger, this.emitUpdate);
+    this.auto = ports.stored.autoCompaction ?? ports.settings.enabled;
   }
 
-  private readonly emitUpdate = (u: CompactionUpdate): void => this.host.emit("compaction_update", u);
+  private readonly emitUpdate = (u: CompactionUpdate): void => this.ports.events.emit("compaction_update", u);
 
   // -- reads --
   get isCompacting(): boolean { return this.active !== null; }
@@ -81,49 +86,79 @@ export class SessionCompaction {
   /** The summary written ahead of time, if any. */
   prepared(): PreparedCompaction | undefined { return this.ahead.status(); }
   // the budget's, for the session
-  windowOf(model?: ModelInfo): number { return this.budget.windowOf(model); }
+  windowOf(): number { return this.budget.windowOf(); }
   get threshold(): number { return this.budget.threshold; }
   contextTokens(): number { return this.budget.contextTokens(); }
-  emitUsage(): void { this.budget.emitUsage(); }
-  learnWindow(model: ModelInfo, error: unknown, requestTokens: number | undefined): number | undefined { return this.budget.learnWindow(model, error, requestTokens); }
   branchSummarizer(emit: BranchSummarizer["emit"]): BranchSummarizer { return this.budget.branchSummarizer(emit); }
+
+  // -- a run's part (RunCompaction) --
+  async beforeModelCall(signal: AbortSignal): Promise<void> {
+    // pruning first: leaving old outputs out is cheaper than a summary and may make one unneeded
+    pruneToolOutputsBeforeRequest(this.ports.file, this.ports.settings.prune, this.ports.logger);
+    await this.autoCompact(signal);
+  }
+
+  async atRunEnd(signal: AbortSignal): Promise<void> {
+    this.budget.emitUsage();
+    await this.autoCompact(signal);
+  }
+
+  /**
+   * With automatic compaction on, compact ("retry": a summary was stored, the call goes again).
+   * Off, pith compacts only when asked, so the run ends with the context full (-32021) and the sizes.
+   */
+  async afterOverflow(error: ProviderError, signal: AbortSignal, mayRetry: boolean): Promise<"retry" | "stop" | ContextFull> {
+    // the error may name the endpoint's real window, smaller than believed: kept for the session
+    this.budget.learnWindow(this.ports.models.current(), error, this.contextTokens());
+    if (!mayRetry) return "stop";
+    if (!this.auto) return refusedAsTooLong(this.contextTokens(), this.windowOf(), error.status);
+    const done = await this.run("overflow", signal).catch((err) => {
+      if (err instanceof CompactionAbortedError) return null;
+      throw err;
+    });
+    return done ? "retry" : "stop";
+  }
+
+  replyRoom(): number {
+    return this.windowOf() - this.contextTokens();
+  }
 
   // -- when --
   /** At the trigger, compacts; past the soft threshold below it, writes the summary ahead of time. */
-  async autoCompact(reason: CompactionReason, signal: AbortSignal): Promise<void> {
+  private async autoCompact(signal: AbortSignal): Promise<void> {
     if (signal.aborted || (await this.afterTruncation(signal))) return;
     if (!this.auto) return;
     const tokens = this.contextTokens();
     const window = this.windowOf();
     const settings = { ...this.budget.settings, enabled: true };
-    if (shouldPrepare(tokens, window, settings)) this.ahead.start({ ...this.snapshot(), settings });
+    if (shouldPrepare(tokens, window, settings)) this.ahead.start({ ...this.budget.snapshot(), settings });
     if (!shouldCompact(tokens, window, settings)) return;
-    // skipped for too little gain at this size already: nothing new to summarize, nothing new to say
-    if (this.skippedAt !== undefined && tokens <= this.skippedAt) return;
+    // skipped not long ago: until the context grew enough the cut cannot free more, nothing new to say
+    if (this.skips.holds(tokens, settings.minSavingsFraction)) return;
     try {
-      const done = await this.run(reason, signal);
-      this.skippedAt = done === null && !signal.aborted ? tokens : undefined;
+      await this.run("threshold", signal);
     } catch (err) {
-      if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "automatic compaction failed");
+      if (!(err instanceof CompactionAbortedError)) this.ports.logger.error({ err, sessionId: this.ports.sessionId }, "automatic compaction failed");
     }
   }
 
   /**
    * The endpoint cut the last prompt without saying so (see silent-truncation.ts): learn the window
-   * its report implies, tell the clients, and compact before the next call, whatever the
-   * automatic-compaction setting (an overflow is recovered from the same way). True when it did.
+   * its report implies, tell the clients, and compact before the next call, as after an overflow;
+   * with automatic compaction off, only tell them (-32021: pith compacts only when asked). True
+   * when it found a cut.
    */
   private async afterTruncation(signal: AbortSignal): Promise<boolean> {
-    // the vendors' APIs refuse a prompt too long; only local and compatible servers cut one
-    const api = this.host.model().api;
-    if (api !== "ollama" && api !== "openai-completions") return false;
-    const ctx = this.host.file.buildContext();
-    const cut = detectTruncation(ctx.messages, this.host.overheadTokens());
-    if (!cut || cut.reply.timestamp === this.judged) return false;
-    this.judged = cut.reply.timestamp;
+    const model = this.ports.models.current();
+    const cut = this.truncation.newCut(model, () => this.ports.file.buildContext().messages, this.ports.models.overheadTokens());
+    if (!cut) return false;
     const { reportedTokens, estimatedTokens } = cut;
-    this.learnWindow(this.host.model(), { overflow: { maximum: cut.impliedWindow } }, undefined);
-    this.host.emit("error", {
+    this.budget.learnWindow(model, { overflow: { maximum: cut.impliedWindow } }, undefined);
+    if (!this.auto) {
+      this.ports.events.emit("error", { code: ErrorCode.ContextFull, ...cutToFit(cut, this.windowOf()) });
+      return true;
+    }
+    this.ports.events.emit("error", {
       code: ErrorCode.ProviderError,
       message: `the endpoint cut the prompt to fit its window: it read ${reportedTokens} tokens of about ${estimatedTokens} sent; compacting`,
       data: { class: "overflow", truncated: true, retryable: false, reportedTokens, estimatedTokens },
@@ -132,7 +167,7 @@ export class SessionCompaction {
       // the cut reply's usage counts only what the endpoint kept: the context is sized by estimate
       await this.run("overflow", signal, undefined, true);
     } catch (err) {
-      if (!(err instanceof CompactionAbortedError)) this.host.logger.error({ err, sessionId: this.host.sessionId }, "compaction after a cut prompt failed");
+      if (!(err instanceof CompactionAbortedError)) this.ports.logger.error({ err, sessionId: this.ports.sessionId }, "compaction after a cut prompt failed");
     }
     return true;
   }
@@ -141,11 +176,11 @@ export class SessionCompaction {
   /**
    * One compaction with its events: compaction_start, compaction_update (the summary as it is
    * written, then "applying"), compaction_end with the result, the fallback, or why it stopped.
-   * Null when skipped (an automatic one that would free too little is reported as an `error`
-   * event with code -32017) or cancelled; a manual one throws instead.
+   * Null when skipped (an automatic one that would free too little is reported once as a
+   * compaction_skipped event, see compaction-skips.ts) or cancelled; a manual one throws instead.
    */
   async run(reason: CompactionReason, outer: AbortSignal, instructions?: string, distrustUsage = false): Promise<StoredCompaction | null> {
-    const now = this.snapshot(distrustUsage);
+    const now = this.budget.snapshot(distrustUsage);
     const plan = this.plan(now, reason, instructions);
     if (!plan) return null;
     const controller = new AbortController();
@@ -155,14 +190,14 @@ export class SessionCompaction {
     outer.addEventListener("abort", onOuter, { once: true });
     if (outer.aborted) controller.abort();
     this.active = controller;
-    this.host.emit("compaction_start", { ...tag, tokensBefore: c.prep.tokensBefore });
+    this.ports.events.emit("compaction_start", { ...tag, tokensBefore: c.prep.tokensBefore });
     let outcome: StoredCompaction & { cost?: SummaryCost } | "cancelled";
     try {
       outcome = await this.summarizeAndStore(c);
     } catch (err) {
       const aborted = err instanceof CompactionAbortedError || controller.signal.aborted;
       if (aborted) this.discardPrepared("the compaction was aborted");
-      this.host.emit("compaction_end", { ...tag, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
+      this.ports.events.emit("compaction_end", { ...tag, aborted, willRetry: false, error: aborted ? undefined : (err as Error).message });
       if (aborted && reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction aborted");
       throw aborted ? new CompactionAbortedError() : err;
     } finally {
@@ -171,13 +206,15 @@ export class SessionCompaction {
     }
     if (outcome === "cancelled") {
       this.discardPrepared("the client's beforeCompact hook cancelled the compaction");
-      this.host.emit("compaction_end", { ...tag, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
+      this.ports.events.emit("compaction_end", { ...tag, aborted: true, willRetry: false, error: "cancelled by the client's beforeCompact hook" });
       if (reason === "manual") throw new HostError(ErrorCode.Aborted, "compaction cancelled by the client's beforeCompact hook");
+      // the hook said no at this size: asked again once the context grew, like a skip
+      this.skips.cancelled(c.prep.tokensBefore);
       return null;
     }
     const { cost, ...result } = outcome;
-    this.host.emit("compaction_end", { ...tag, result, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback, ...(cost ? { cost } : {}) });
-    this.emitUsage();
+    this.ports.events.emit("compaction_end", { ...tag, result, aborted: false, willRetry: reason === "overflow", fallback: outcome.fallback, ...(cost ? { cost } : {}) });
+    this.budget.emitUsage();
     return result;
   }
 
@@ -189,7 +226,10 @@ export class SessionCompaction {
     if (outcome.ok) return { prep: outcome.preparation, prepared: null };
     // manual: never skipped for too little gain and no cut named, so nothing_to_compact is its only failure (the protocol's data)
     if (reason === "manual") throw new HostError(ErrorCode.NothingToCompact, outcome.message, { code: "nothing_to_compact", tokensBefore: outcome.tokensBefore });
-    this.host.emit("error", { code: ErrorCode.CompactionSkipped, message: outcome.message, data: { reason, code: outcome.code, tokensBefore: outcome.tokensBefore } });
+    // not an error: the session goes on; said once for a context (an overflow at the size just judged adds nothing)
+    if (this.skips.skipped(outcome.tokensBefore, now.settings.minSavingsFraction)) {
+      this.ports.events.emit("compaction_skipped", { reason, code: outcome.code, tokensBefore: outcome.tokensBefore, message: outcome.message });
+    }
     return null;
   }
 
@@ -213,7 +253,7 @@ export class SessionCompaction {
         ? "the model changed"
         : previousCompactionId(now.input) !== held.previousCompactionId
           ? "a compaction happened since"
-          : !this.host.file.isOnPath(held.basisLeafId)
+          : !this.ports.file.isOnPath(held.basisLeafId)
             ? "the session moved to another branch"
             : null;
     if (stale) {
@@ -229,7 +269,7 @@ export class SessionCompaction {
 
   /** The client's beforeCompact hook decides first; then the prepared summary, pith's summary now, or the client's. */
   private async summarizeAndStore(c: Compaction): Promise<StoredCompaction & { cost?: SummaryCost } | "cancelled"> {
-    const decision = await this.host.beforeCompact({ sessionId: this.host.sessionId, reason: c.reason, preparation: wirePreparation(c.prep, c.instructions) });
+    const decision = await this.ports.beforeCompact({ sessionId: this.ports.sessionId, reason: c.reason, preparation: wirePreparation(c.prep, c.instructions) });
     if (c.signal.aborted) throw new CompactionAbortedError();
     if (decision.action === "cancel") return "cancelled";
     if (decision.action === "replace") return this.store(c, { summary: decision.summary, details: decision.details ?? {} }, true);
@@ -268,36 +308,20 @@ export class SessionCompaction {
     const cost = wasted && !fromHook ? { ...(written.cost ?? emptyCost()) } : written.cost;
     if (wasted && cost) addCost(cost, wasted);
     const details = { ...written.details, reason: c.reason, tokensAfter, ...(cost ? { cost } : {}) } as StoredCompaction["details"];
-    appendCompaction(this.host.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
-    // whatever was prepared describes a context that no longer exists
+    appendCompaction(this.ports.file, { summary: written.summary, firstKeptEntryId, tokensBefore, details }, fromHook);
+    // whatever was prepared, or judged not worth it, describes a context that no longer exists
     this.ahead.spent();
-    this.host.lastRequest?.forget();
+    this.skips.stored();
+    this.ports.lastRequest?.forget();
     const stored = { summary: written.summary, firstKeptEntryId, tokensBefore, tokensAfter, details: written.details };
     return fromHook ? { ...stored, fromHook: true } : { ...stored, fallback: written.fallback, cost };
-  }
-
-  /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
-  private snapshot(distrustUsage = false): CompactionSnapshot {
-    const input = { ...compactionInputOf(this.host.file), overheadTokens: this.host.overheadTokens() };
-    if (distrustUsage) input.freshFrom = input.messages.length;
-    const budget = this.budget;
-    let summarizer: SummarizerChoice | undefined;
-    return {
-      input,
-      settings: budget.settings,
-      leafId: this.host.file.leafId,
-      // built when first needed (a summary the client's hook writes needs none)
-      get summarizer() {
-        return (summarizer ??= budget.summarizer(input.messages));
-      },
-    };
   }
 
   // -- changes from outside --
   setAuto(enabled: boolean): void {
     if (enabled !== this.auto) {
       // a setting of the session, not of a branch: kept in a bookkeeping entry read from anywhere
-      this.host.stored.update({ autoCompaction: enabled });
+      this.ports.stored.update({ autoCompaction: enabled });
       this.auto = enabled;
     }
     if (!enabled) this.discardPrepared("automatic compaction was turned off");
@@ -319,24 +343,3 @@ export class SessionCompaction {
     return true;
   }
 }
-
-/**
- * The preparation as the wire defines it: the pieces a hook needs to write a summary, not pith's
- * working state (the kept messages, indexes, overhead), which would only add bytes to the request.
- */
-function wirePreparation(p: CompactionPreparation, instructions: string | undefined): BeforeCompactRequest["preparation"] {
-  return {
-    firstKeptEntryId: p.firstKeptEntryId,
-    tokensBefore: p.tokensBefore,
-    keptTokens: p.keptTokens,
-    projectedTokensAfter: p.projectedTokensAfter,
-    historyMessages: p.historyMessages,
-    isSplitTurn: p.isSplitTurn,
-    turnPrefixMessages: p.turnPrefixMessages,
-    previousSummary: p.previousSummary,
-    fileLists: p.fileLists,
-    userMessages: p.userMessages,
-    instructions,
-  };
-}
-

@@ -3,8 +3,9 @@
 // answers a context it did not see, and compaction never fires because the usage it reports is
 // small. The reply's reported input is the tell: pith's estimate errs by a few percent, so a
 // report far below it means the endpoint dropped part of what was sent.
-import { estimateMessageTokens } from "../compaction/index.js";
-import type { AgentMessage, AssistantMessage } from "../messages/types.js";
+import { estimateMessageTokens } from "../../compaction/index.js";
+import type { ModelInfo } from "../../llm/types.js";
+import type { AgentMessage, AssistantMessage } from "../../messages/types.js";
 
 /** Reported input below this fraction of the estimate is a cut prompt (the estimate errs by ~6%). */
 const TRUNCATION_RATIO = 0.7;
@@ -34,4 +35,19 @@ export function detectTruncation(messages: readonly AgentMessage[], overheadToke
   for (let j = 0; j < i; j++) estimatedTokens += estimateMessageTokens(messages[j]!);
   if (estimatedTokens < MIN_ESTIMATE || reportedTokens >= TRUNCATION_RATIO * estimatedTokens) return undefined;
   return { reportedTokens, estimatedTokens, impliedWindow: reportedTokens + u.output, reply };
+}
+
+/** Each reply judged once: a cut seen the first time, and only where a server may cut (not the vendors' APIs, which refuse). */
+export class TruncationWatch {
+  /** the newest reply already judged (its timestamp) */
+  private judged = -1;
+
+  /** `context`: the messages, read only where the model's server may cut */
+  newCut(model: ModelInfo, context: () => readonly AgentMessage[], overheadTokens: number): Truncation | undefined {
+    if (model.api !== "ollama" && model.api !== "openai-completions") return undefined;
+    const cut = detectTruncation(context(), overheadTokens);
+    if (!cut || cut.reply.timestamp === this.judged) return undefined;
+    this.judged = cut.reply.timestamp;
+    return cut;
+  }
 }

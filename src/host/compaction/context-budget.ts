@@ -1,38 +1,26 @@
 // A live session's context budget: the window in effect (the model's, or a smaller one its
 // endpoint told us through an overflow), the settings fitted to it, the threshold automatic
-// compaction runs at, the context's size, and the summarizer with the window in effect for it.
-// The compaction owner (session-compaction.ts) reads all of it here; nothing here compacts.
-import type { Logger } from "pino";
-import { providerSummarizer } from "../agent/summarizer-port.js";
-import { compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
-import type { ModelInfo, Provider, ProviderError } from "../llm/types.js";
-import type { AgentMessage } from "../messages/types.js";
-import type { LastRequest } from "./last-request.js";
-import type { SessionFile } from "../session/session-file.js";
+// compaction runs at, the context's size, and the summarizer with the window in effect for it:
+// the session as a compaction sees it (snapshot). The compaction owner (session-compaction.ts)
+// reads all of it here; nothing here compacts.
+import { providerSummarizer } from "./summarizer-port.js";
+import { compactionInputOf, compactionThreshold, contextTokens, fitToWindow, userThresholdTokens, type CompactionInput, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../../compaction/index.js";
+import type { ModelInfo, ProviderError } from "../../llm/types.js";
+import type { AgentMessage } from "../../messages/types.js";
 import { windowAfterOverflow } from "./context-window.js";
-import { ErrorCode, HostError } from "./host-error.js";
-import type { BeforeCompactHook } from "./ports.js";
-import type { EventFields } from "./session-events.js";
-import type { SessionSettings } from "./session-settings.js";
-import type { BranchSummarizer } from "./tree-move.js";
+import type { CompactionPorts } from "./ports.js";
+import { ErrorCode, HostError } from "../host-error.js";
+import type { BranchSummarizer } from "../tree-move.js";
 
-/** What the session gives its compaction owner: the one repacking of the session's deps. */
-export interface CompactionHost {
-  sessionId: string;
-  file: SessionFile;
-  stored: SessionSettings;
-  logger: Logger;
+/**
+ * The session as a compaction (or a summary written ahead of time) sees it, read once when it
+ * starts and passed along: the context, the settings for its window, the leaf, the summarizer.
+ */
+export interface CompactionSnapshot {
+  input: CompactionInput;
   settings: CompactionSettings;
-  beforeCompact: BeforeCompactHook;
-  providerFor(model: ModelInfo): Provider;
-  resolveModel(id: string): ModelInfo;
-  /** the session's model now (it can change between compactions) */
-  model(): ModelInfo;
-  /** the system prompt and tool definitions in tokens: sent with every request */
-  overheadTokens(): number;
-  /** the agent's last request as sent (conversation framing sends it again) */
-  lastRequest?: LastRequest;
-  emit<E extends "compaction_start" | "compaction_update" | "compaction_end" | "usage_update" | "error">(type: E, fields: EventFields<E>): void;
+  leafId: string | null;
+  readonly summarizer: SummarizerChoice;
 }
 
 /** The summarizer a compaction uses, as the session has it now. */
@@ -61,23 +49,23 @@ export function framingOf(settings: CompactionSettings, session: ModelInfo, summ
 }
 
 export class ContextBudget {
-  constructor(private readonly host: CompactionHost) {}
+  constructor(private readonly ports: CompactionPorts) {}
 
   /** The window in effect for `model` (default: the session's): the model's, or a smaller one its endpoint told us. */
-  windowOf(model: ModelInfo = this.host.model()): number {
-    return Math.min(model.contextWindow, this.host.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
+  windowOf(model: ModelInfo = this.ports.models.current()): number {
+    return Math.min(model.contextWindow, this.ports.stored.learnedWindow(model.id) ?? Number.POSITIVE_INFINITY);
   }
 
   /** The compaction settings for this session's window (see fitToWindow), with the session's own threshold if it has one. */
   get settings(): CompactionSettings {
-    const own = this.host.stored.compactionThreshold;
-    const settings = own === undefined ? this.host.settings : { ...this.host.settings, threshold: own };
-    return fitToWindow(settings, this.windowOf(), this.host.overheadTokens());
+    const own = this.ports.stored.compactionThreshold;
+    const settings = own === undefined ? this.ports.settings : { ...this.ports.settings, threshold: own };
+    return fitToWindow(settings, this.windowOf(), this.ports.models.overheadTokens());
   }
 
   /** The threshold setting in effect (the session's, else the user's settings'), as set: a fraction or a count. */
   get thresholdSetting(): number | undefined {
-    return this.host.stored.compactionThreshold ?? this.host.settings.threshold;
+    return this.ports.stored.compactionThreshold ?? this.ports.settings.threshold;
   }
 
   /**
@@ -91,7 +79,7 @@ export class ContextBudget {
       const message = `threshold ${threshold} is more tokens than the context window in effect (${window}): give a fraction of it (up to 1) or a count up to ${window}`;
       throw new HostError(ErrorCode.InvalidParams, message, { errors: [], properties: { threshold: { errors: [message] } }, contextWindow: window });
     }
-    if (threshold !== (this.host.stored.compactionThreshold ?? null)) this.host.stored.update({ compactionThreshold: threshold });
+    if (threshold !== (this.ports.stored.compactionThreshold ?? null)) this.ports.stored.update({ compactionThreshold: threshold });
     this.emitUsage();
     return { threshold, thresholdTokens: this.threshold };
   }
@@ -103,12 +91,12 @@ export class ContextBudget {
 
   /** The context as the model sees it: messages, system prompt and tool definitions. */
   contextTokens(): number {
-    const ctx = this.host.file.buildContext();
-    return contextTokens(ctx.messages, ctx.freshFrom, this.host.overheadTokens()).tokens;
+    const ctx = this.ports.file.buildContext();
+    return contextTokens(ctx.messages, ctx.freshFrom, this.ports.models.overheadTokens()).tokens;
   }
 
   emitUsage(): void {
-    this.host.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
+    this.ports.events.emit("usage_update", { contextTokens: this.contextTokens(), contextWindow: this.windowOf(), threshold: this.threshold });
   }
 
   /** An overflow from the endpoint: its window is smaller than believed; remember it for the rest of the session. */
@@ -116,8 +104,8 @@ export class ContextBudget {
     const current = this.windowOf(model);
     const next = windowAfterOverflow((error as ProviderError).overflow, requestTokens, current);
     if (next === undefined) return undefined;
-    this.host.logger.warn({ sessionId: this.host.sessionId, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
-    this.host.stored.update({ learnedWindows: { [model.id]: next } });
+    this.ports.logger.warn({ sessionId: this.ports.sessionId, model: model.id, was: current, now: next }, "the endpoint's context window is smaller than the model table says; using its limit");
+    this.ports.stored.update({ learnedWindows: { [model.id]: next } });
     this.emitUsage();
     return next;
   }
@@ -125,15 +113,15 @@ export class ContextBudget {
   /** The model that writes summaries (the settings' or the session's), with the window in effect for it, for `context`. */
   summarizer(context: readonly AgentMessage[]): SummarizerChoice {
     const settings = this.settings;
-    const model = settings.model ? this.host.resolveModel(settings.model) : this.host.model();
+    const model = settings.model ? this.ports.models.resolve(settings.model) : this.ports.models.current();
     const limits = { contextWindow: this.windowOf(model), maxOutputTokens: model.maxOutputTokens };
-    const provider = this.host.providerFor(model);
-    const conversation = framingOf(settings, this.host.model(), model) === "conversation" && provider.name !== "scripted" ? this.host.lastRequest?.conversationPort(context, model, provider) : undefined;
+    const provider = this.ports.models.providerFor(model);
+    const conversation = framingOf(settings, this.ports.models.current(), model) === "conversation" && provider.name !== "scripted" ? this.ports.lastRequest?.conversationPort(context, model, provider) : undefined;
     return {
       conversation,
       port: providerSummarizer(provider, model),
       limits,
-      modelKey: `${this.host.model().id}|${model.id}`,
+      modelKey: `${this.ports.models.current().id}|${model.id}`,
       onOverflow: (err, requestTokens) => {
         const learned = this.learnWindow(model, err, requestTokens);
         if (learned !== undefined) limits.contextWindow = learned;
@@ -141,10 +129,27 @@ export class ContextBudget {
     };
   }
 
+  /** The session as a compaction sees it now (distrustUsage: the last usage report is not the context's size, estimate instead). */
+  snapshot(distrustUsage = false): CompactionSnapshot {
+    const input = { ...compactionInputOf(this.ports.file), overheadTokens: this.ports.models.overheadTokens() };
+    if (distrustUsage) input.freshFrom = input.messages.length;
+    const budget = this;
+    let summarizer: SummarizerChoice | undefined;
+    return {
+      input,
+      settings: this.settings,
+      leafId: this.ports.file.leafId,
+      // built when first needed (a summary the client's hook writes needs none)
+      get summarizer() {
+        return (summarizer ??= budget.summarizer(input.messages));
+      },
+    };
+  }
+
   /** What navigateTree summarizes a branch with: the session's model and window. */
   branchSummarizer(emit: BranchSummarizer["emit"]): BranchSummarizer {
-    const model = this.host.model();
-    const port = providerSummarizer(this.host.providerFor(model), model);
+    const model = this.ports.models.current();
+    const port = providerSummarizer(this.ports.models.providerFor(model), model);
     return { port, limits: { contextWindow: this.windowOf(), maxOutputTokens: model.maxOutputTokens }, settings: this.settings, threshold: this.threshold, emit };
   }
 }

@@ -1,9 +1,9 @@
 // Compaction's summarizer port on top of a provider: one request with no tools, the text of
 // the reply. Failures are thrown as the provider classified them (an overflow makes compaction
 // split the request; anything else makes it fall back to the extractive summary).
-import type { SummarizerPort, SummarizerRequest } from "../compaction/summarizer.js";
-import { scriptedSummary } from "../llm/scripted-summary.js";
-import { ProviderError, type ModelInfo, type Provider, type StreamRequest } from "../llm/types.js";
+import type { SummarizerPort, SummarizerRequest } from "../../compaction/summarizer.js";
+import { scriptedSummary } from "../../llm/scripted-summary.js";
+import { ProviderError, type ModelInfo, type Provider, type StreamRequest } from "../../llm/types.js";
 
 /**
  * The most characters a summary may stream: its output limit at 16 characters a token, four

@@ -1,7 +1,7 @@
 // The context window in effect: the model table's, unless the endpoint said otherwise. A proxy, a
 // region or plan limit, or an unknown model id can mean a smaller window than pith believes; the
 // first overflow error tells, and the session remembers it (see session-settings.ts).
-import type { OverflowSizes } from "../llm/types.js";
+import type { OverflowSizes } from "../../llm/types.js";
 
 /** Requests are kept this much under a limit learned without a number (the estimate may be low). */
 const MARGIN = 0.9;

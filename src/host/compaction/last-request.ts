@@ -3,11 +3,11 @@
 // Recorded at the provider boundary (the request the agent built); forgotten when a compaction
 // changes the context, and checked again when used (same model, the context still starts with
 // it), so a tree move or a new model never sends a request that is not the context's.
-import type { SummarizerPort, SummarizerRequest } from "../compaction/index.js";
-import { readSummary } from "../agent/summarizer-port.js";
-import { modelView, modelViews } from "../messages/cut-reply.js";
-import type { AgentMessage } from "../messages/types.js";
-import type { ModelInfo, Provider, StreamRequest } from "../llm/types.js";
+import type { SummarizerPort, SummarizerRequest } from "../../compaction/index.js";
+import { readSummary } from "./summarizer-port.js";
+import { modelView, modelViews } from "../../messages/cut-reply.js";
+import type { AgentMessage } from "../../messages/types.js";
+import type { ModelInfo, Provider, StreamRequest } from "../../llm/types.js";
 
 /**
  * Past this since the request was sent its cache entry may have expired (Anthropic's lives 5

@@ -5,10 +5,10 @@
 // stored before the trigger, so a session that never reaches it stores nothing extra.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type CompactionSettings, type SummaryProgress } from "../compaction/index.js";
-import type { PreparedCompaction } from "../../protocol/methods.js";
-import type { SummarizerChoice } from "./context-budget.js";
-import type { EventFields } from "./session-events.js";
+import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type SummaryProgress } from "../../compaction/index.js";
+import type { PreparedCompaction } from "../../../protocol/methods.js";
+import type { CompactionSnapshot } from "./context-budget.js";
+import type { EventFields } from "../session-events.js";
 
 /** What compaction_update carries besides sessionId and seq. */
 export type CompactionUpdate = EventFields<"compaction_update">;
@@ -26,17 +26,6 @@ export function progressEmitter(emit: (u: CompactionUpdate) => void, compactionI
 /** The latest compaction entry on the active path (its summary opens the context); null: none. */
 export function previousCompactionId(input: CompactionInput): string | null {
   return input.messages.length > 0 && input.messages[0].role === "compactionSummary" ? (input.entryIds[0] ?? null) : null;
-}
-
-/**
- * The session as a compaction (or a summary written ahead of time) sees it, read once when it
- * starts and passed along: the context, the settings for its window, the leaf, the summarizer.
- */
-export interface CompactionSnapshot {
-  input: CompactionInput;
-  settings: CompactionSettings;
-  leafId: string | null;
-  readonly summarizer: SummarizerChoice;
 }
 
 /** A summary being written ahead of time, or written: what the owner checks before it serves. */
