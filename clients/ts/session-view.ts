@@ -135,7 +135,8 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
       next.context = { tokens: ev.contextTokens, window: ev.contextWindow, ...(ev.threshold !== undefined ? { threshold: ev.threshold } : {}) };
       break;
   }
-  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update") {
+  // a question withdrawn is no part of the transcript (the page closes its dialog)
+  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "request_resolved") {
     const m = view.info.model;
     next.transcript = reduceTranscript(view.transcript, ev, { api: "", provider: m.provider ?? "", model: m.id });
   }

@@ -14,6 +14,7 @@ import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
 import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
+import type { SessionQuestions } from "./pending-questions.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
 import { LastRequest } from "./last-request.js";
@@ -41,10 +42,12 @@ export interface LiveSessionDeps {
   /** the permission mode sessions start in (a mode stored in the session may narrow it) */
   permissionMode?: PermissionMode;
   maxTurns?: number;
-  /** asks a subscribed client that can answer; resolves "deny" when none can */
+  /** asks the session's clients (the host's pending questions); "deny" when nobody answers */
   requestPermission: PermissionAsker;
   /** a client's beforeCompact hook, when one declared it: cancel, replace or let pith summarize */
   beforeCompact: BeforeCompactHook;
+  /** the questions it has waiting for its clients (getState lists them; abort and close withdraw them) */
+  questions?: SessionQuestions;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
@@ -165,6 +168,7 @@ export class LiveSession {
       compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
+      ...(this.deps.questions?.pending().length ? { pendingRequests: this.deps.questions.pending() } : {}),
       streamId: this.events.streamId,
       sandbox: this.deps.tools.sandboxMode,
     };
@@ -272,6 +276,7 @@ export class LiveSession {
 
   abort(): ResultOf<"abort"> {
     const was = this.busy || this.compaction.prepared() !== undefined;
+    this.deps.questions?.withdraw("aborted");
     this.agent.abort();
     this.compaction.abort();
     this.slot.abort();
@@ -340,6 +345,7 @@ export class LiveSession {
    * closes the file (synced, lock released). Queued prompts stay recorded for the next open. */
   async close(): Promise<void> {
     this.slot.close();
+    this.deps.questions?.withdraw("closed");
     this.abort();
     await this.idle();
     await Promise.allSettled([...this.inflight]);
