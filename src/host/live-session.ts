@@ -13,8 +13,7 @@ import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
-import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
-import type { SessionQuestions } from "./pending-questions.js";
+import type { PermissionMode, SessionListener, SessionQuestions } from "./ports.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { runHooks } from "./run-hooks.js";
 import { LastRequest } from "./last-request.js";
@@ -42,12 +41,8 @@ export interface LiveSessionDeps {
   /** the permission mode sessions start in (a mode stored in the session may narrow it) */
   permissionMode?: PermissionMode;
   maxTurns?: number;
-  /** asks the session's clients (the host's pending questions); "deny" when nobody answers */
-  requestPermission: PermissionAsker;
-  /** a client's beforeCompact hook, when one declared it: cancel, replace or let pith summarize */
-  beforeCompact: BeforeCompactHook;
-  /** the questions it has waiting for its clients (getState lists them; abort and close withdraw them) */
-  questions?: SessionQuestions;
+  /** what the session asks its clients (a permission, the beforeCompact hook), kept by the host until one answers */
+  questions: SessionQuestions;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
@@ -93,7 +88,7 @@ export class LiveSession {
       stored: this.settings,
       logger: deps.logger,
       settings: deps.compaction,
-      beforeCompact: deps.beforeCompact,
+      beforeCompact: deps.questions.beforeCompact,
       providerFor: deps.providerFor,
       resolveModel: deps.resolveModel,
       model: () => this.model,
@@ -168,7 +163,6 @@ export class LiveSession {
       compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.pending(),
-      ...(this.deps.questions?.pending().length ? { pendingRequests: this.deps.questions.pending() } : {}),
       streamId: this.events.streamId,
       sandbox: this.deps.tools.sandboxMode,
     };
@@ -209,7 +203,7 @@ export class LiveSession {
         sessionId: this.id,
         permissionMode: () => this.permissionMode,
         retry: this.deps.retry,
-        askPermission: this.deps.requestPermission,
+        askPermission: this.deps.questions.requestPermission,
         abort: () => this.abort(),
         allowedAlways: this.allowedAlways,
         emit: this.emit,
@@ -276,7 +270,7 @@ export class LiveSession {
 
   abort(): ResultOf<"abort"> {
     const was = this.busy || this.compaction.prepared() !== undefined;
-    this.deps.questions?.withdraw("aborted");
+    this.deps.questions.withdraw(this.slot.closing ? "closed" : "aborted");
     this.agent.abort();
     this.compaction.abort();
     this.slot.abort();
@@ -345,7 +339,6 @@ export class LiveSession {
    * closes the file (synced, lock released). Queued prompts stay recorded for the next open. */
   async close(): Promise<void> {
     this.slot.close();
-    this.deps.questions?.withdraw("closed");
     this.abort();
     await this.idle();
     await Promise.allSettled([...this.inflight]);

@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { serverRequests, type PendingRequest, type RequestOutcome, type RequestResolution, type ServerRequestName, type ServerRequestParams } from "../../protocol/index.js";
-import type { QuestionClient } from "./ports.js";
+import type { QuestionClient, SessionQuestions } from "./ports.js";
 
 type Answer<R extends ServerRequestName> = z.output<(typeof serverRequests)[R]["result"]>;
 
@@ -59,12 +59,6 @@ interface Question {
   resolve(answer: unknown): void;
 }
 
-/** One session's side of the registry, for the live session: what waits (getState) and the withdrawal. */
-export interface SessionQuestions {
-  pending(): PendingRequest[];
-  withdraw(reason: "aborted" | "closed"): void;
-}
-
 export class PendingQuestions {
   /** by session: the clients following it that may be asked */
   private readonly clients = new Map<string, Set<QuestionClient>>();
@@ -76,7 +70,7 @@ export class PendingQuestions {
   constructor(private readonly log: Logger) {}
 
   /** Asks the session's clients; resolves with the first valid answer, or the safe default (see the file's comment). */
-  ask<R extends ServerRequestName>(method: R, params: ServerRequestParams<R>, options: AskOptions): Promise<Answer<R>> {
+  private ask<R extends ServerRequestName>(method: R, params: ServerRequestParams<R>, options: AskOptions): Promise<Answer<R>> {
     return new Promise((resolve) => {
       const requestId = randomUUID();
       const q: Question = {
@@ -124,10 +118,17 @@ export class PendingQuestions {
     }
   }
 
-  /** The session's view: its questions waiting, and their withdrawal. */
-  session(sessionId: string): SessionQuestions {
+  /** What the session waits for, as getState lists it (absent when nothing waits). */
+  stateOf(sessionId: string): { pendingRequests?: PendingRequest[] } {
+    const waiting = this.of(sessionId).map((q) => ({ requestId: q.requestId, method: q.method, params: q.params }) as PendingRequest);
+    return waiting.length > 0 ? { pendingRequests: waiting } : {};
+  }
+
+  /** The live session's side: its questions, asked with its grace period and announced on its events, and their withdrawal. */
+  session(sessionId: string, options: AskOptions): SessionQuestions {
     return {
-      pending: () => this.of(sessionId).map((q) => ({ requestId: q.requestId, method: q.method, params: q.params }) as PendingRequest),
+      requestPermission: async (request) => (await this.ask("requestPermission", request, options)).outcome,
+      beforeCompact: (request) => this.ask("beforeCompact", request, options),
       withdraw: (reason) => this.withdraw(sessionId, reason),
     };
   }

@@ -47,6 +47,16 @@ export interface QuestionClient {
   ask<R extends ServerRequestName>(method: R, params: ServerRequestParams<R>, withdrawn: AbortSignal): Promise<unknown>;
 }
 
+/** A live session's questions to its clients, kept by the host until one answers (pending-questions.ts). */
+export interface SessionQuestions {
+  /** before a tool runs in "ask" mode; "deny" when nobody answers */
+  requestPermission: PermissionAsker;
+  /** the clients' beforeCompact hook: cancel, replace or let pith summarize ("default" when nobody answers) */
+  beforeCompact: BeforeCompactHook;
+  /** an abort or the session closing withdraws what it waits for */
+  withdraw(reason: "aborted" | "closed"): void;
+}
+
 /** Gets each event as an object and as its ready-to-send JSON-RPC notification. */
 export type SessionListener = (event: SessionEvent, wire: string) => void;
 

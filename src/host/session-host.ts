@@ -175,9 +175,7 @@ export class SessionHost {
       tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId), warn: (message) => this.options.logger.warn({ sessionId: file.sessionId }, message) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
-      requestPermission: async (request) => (await this.questions.ask("requestPermission", request, asking)).outcome,
-      beforeCompact: (request) => this.questions.ask("beforeCompact", request, asking),
-      questions: this.questions.session(file.sessionId),
+      questions: this.questions.session(file.sessionId, asking),
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
     });
     this.sessions.set(session.id, session);

@@ -42,7 +42,7 @@ function movedTo(err: unknown): RelayOwner | undefined {
 export function methodHandlers(host: SessionHost, replayBufferSize: number, env: NodeJS.ProcessEnv = process.env): Handlers {
   const opened = (state: ConnState, session: LiveSession): ResultOf<"createSession"> => {
     subscribeTo(host, state, session);
-    return { sessionId: session.id, sessionFile: session.file.locator, state: session.getState() };
+    return { sessionId: session.id, sessionFile: session.file.locator, state: { ...session.getState(), ...host.questions.stateOf(session.id) } };
   };
   const session = (p: { sessionId: string }) => host.get(p.sessionId);
   const settings = settingsHandlers(host, env);
@@ -84,7 +84,8 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
       if (listener) host.questions.leave(p.sessionId, state.questions);
       return { unsubscribed: state.subs.delete(p.sessionId) };
     },
-    getState: (p) => session(p).getState(),
+    // the session's state and the questions it waits for (the host's: pending-questions.ts)
+    getState: (p) => ({ ...session(p).getState(), ...host.questions.stateOf(p.sessionId) }),
     getMessages: (p) => session(p).getMessages(),
     getTree: (p) => session(p).getTree(),
     getHistory: (p) => sessionHistory(session(p).file, p.messages),
