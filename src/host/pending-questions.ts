@@ -52,8 +52,9 @@ interface Question {
   deliveries: Map<QuestionClient, AbortController>;
   /** clients that failed it (an error, an answer that is not one): not asked again unless they join again */
   failed: Set<QuestionClient>;
-  /** it was sent to a client or waited (getState listed it): its end is announced; one settled at once with nobody to ask is not */
-  shown: boolean;
+  /** every client it was sent to, and whether it waited with nobody to ask: who may still show it */
+  sentTo: Set<QuestionClient>;
+  waited: boolean;
   graceTimer?: NodeJS.Timeout;
   answerTimer?: NodeJS.Timeout;
   resolve(answer: unknown): void;
@@ -81,7 +82,8 @@ export class PendingQuestions {
         options,
         deliveries: new Map(),
         failed: new Set(),
-        shown: false,
+        sentTo: new Set(),
+        waited: false,
         resolve: resolve as (answer: unknown) => void,
       };
       this.questions.set(requestId, q);
@@ -150,7 +152,7 @@ export class PendingQuestions {
     const withdrawn = new AbortController();
     q.deliveries.set(client, withdrawn);
     q.failed.delete(client);
-    q.shown = true;
+    q.sentTo.add(client);
     clearTimeout(q.graceTimer);
     q.graceTimer = undefined;
     clearTimeout(q.answerTimer);
@@ -203,7 +205,7 @@ export class PendingQuestions {
     const left = this.lastLeft.get(q.sessionId)?.get(q.method);
     const remaining = here.length > 0 || left === undefined ? 0 : left + q.options.graceMs - Date.now();
     if (remaining <= 0) return this.settle(q, SAFE[q.method], "unanswered");
-    q.shown = true;
+    q.waited = true;
     q.graceTimer = this.timer(remaining, () => {
       this.log.info({ sessionId: q.sessionId, requestId: q.requestId }, `no client that answers ${q.method} came back in the grace period; taking the safe default`);
       this.settle(q, SAFE[q.method], "unanswered");
@@ -218,7 +220,9 @@ export class PendingQuestions {
     for (const [client, withdrawn] of q.deliveries) if (client !== by) withdrawn.abort();
     q.deliveries.clear();
     q.resolve(answer);
-    if (!q.shown) return;
+    // announced where another client may still show it: not when the one client asked answered it, nor when nobody had it
+    const onlyAsker = reason === "answered" && q.sentTo.size === 1 && !q.waited;
+    if (onlyAsker || (q.sentTo.size === 0 && !q.waited)) return;
     const outcome = q.method === "requestPermission" ? (answer as Answer<"requestPermission">).outcome : (answer as Answer<"beforeCompact">).action;
     q.options.resolved({ requestId: q.requestId, method: q.method, outcome, reason });
   }
