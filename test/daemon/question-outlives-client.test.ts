@@ -73,7 +73,6 @@ test("client A is asked and disconnects; B sees it in getState, subscribes, is a
   const { runId } = await a.request("prompt", { sessionId, text: "write x" });
   const first = await askedOnce(a, "A asked");
   assert.equal(first.toolCallId, "toolu_q");
-  assert.ok(first.requestId, "the question has an id");
   a.ws.terminate();
   await a.whenClosed;
 
@@ -88,6 +87,7 @@ test("client A is asked and disconnects; B sees it in getState, subscribes, is a
   b.onServerRequest.requestPermission = () => ({ outcome: "allow" });
   await b.request("subscribe", { sessionId });
   const again = await askedOnce(b, "B asked");
+  assert.ok(first.requestId, "the question has an id");
   assert.equal(again.requestId, first.requestId, "the same question, by its id");
   assert.deepEqual(again.args, { path: "x.txt", content: "x" });
   const done = await agentEndOf(b, runId);
@@ -135,15 +135,15 @@ test("nobody that can answer subscribed for the grace period (1 s): denied then,
   a.ws.terminate();
   await a.whenClosed;
   const left = performance.now();
-  const r = await resolved(viewer, first.requestId!);
+  const end = await viewer.waitEvent((e): e is EvOf<"tool_execution_end"> => e.type === "tool_execution_end" && e.toolCallId === "toolu_q", "the call's end");
   const waited = performance.now() - left;
-  assert.deepEqual([r.outcome, r.reason], ["deny", "unanswered"]);
+  assert.match(JSON.stringify(end.result.content), /denied/);
   assert.ok(waited >= 900, `denied after the grace period, not at once (${Math.round(waited)} ms)`);
+  const r = await resolved(viewer, first.requestId!);
+  assert.deepEqual([r.outcome, r.reason], ["deny", "unanswered"]);
   const done = await agentEndOf(viewer, runId);
   assert.equal(done.stopReason, "stop", "the run went on");
   const events = viewer.sessionEvents(sessionId);
-  const end = byType(events, "tool_execution_end").find((e) => e.toolCallId === "toolu_q");
-  assert.match(JSON.stringify(end?.result.content), /denied/);
   assert.ok(byType(events, "message_end").some((e) => JSON.stringify(e.message).includes("after")), "the model was called again");
   assert.equal(asked(viewer).length, 0, "a client that cannot answer is never asked");
 });
