@@ -15,6 +15,7 @@ import {
   UserContentBlock,
 } from "./messages.js";
 import { openObject } from "./open-object.js";
+import { RequestOutcome, RequestResolution } from "./server-requests.js";
 
 const Seq = z.int().positive();
 
@@ -203,6 +204,11 @@ export const events = {
     /** automatic compaction runs past this */
     threshold: z.int().nonnegative().optional(),
   }),
+  /**
+   * a question to clients (requestPermission, beforeCompact) ended (added in version 1): a client
+   * showing it closes it; an answer sent to it now is ignored
+   */
+  request_resolved: z.object({ ...base, requestId: z.string(), method: z.enum(["requestPermission", "beforeCompact"]), outcome: RequestOutcome, reason: RequestResolution }),
   /** something went wrong outside any request: a failed run (-32014, -32020), a full context with automatic
    *  compaction off (-32021), a session this node lost to another node (-32018) */
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),

@@ -13,6 +13,7 @@ import {
   PermissionMode,
   ThinkingLevel,
 } from "./messages.js";
+import { PendingRequest } from "./server-requests.js";
 
 // -- shared pieces --
 
@@ -97,6 +98,8 @@ export const SessionState = z.object({
   preparedCompaction: PreparedCompaction.optional(),
   /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
   pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
+  /** questions to clients waiting for an answer (added in version 1; absent when none): see "Server → client requests" */
+  pendingRequests: z.array(PendingRequest).optional(),
   /**
    * this live incarnation of the session's event stream: seq numbers restart when a session is
    * reopened, so subscribe {afterSeq} is only meaningful with the streamId it was counted in

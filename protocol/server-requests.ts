@@ -1,6 +1,9 @@
 // Server -> client requests: the server asks, the client answers. Sent only to a client that
-// declared it can answer (initialize capabilities). An answer that does not match the result
-// schema counts as the safe default: deny for requestPermission, default for beforeCompact.
+// declared it can answer (initialize capabilities), to every such client following the session
+// and again to each that subscribes while it waits; the first valid answer wins and the others
+// see it withdrawn (the request_resolved event). An answer that does not match the result
+// schema counts as that client failing; with nobody left to answer, the safe default holds:
+// deny for requestPermission, default for beforeCompact.
 import { z } from "zod";
 import { AgentMessage, CompactionReason, FileLists, Id } from "./messages.js";
 
@@ -12,9 +15,17 @@ import { AgentMessage, CompactionReason, FileLists, Id } from "./messages.js";
  */
 export const PermissionOutcome = z.enum(["allow", "allowAlways", "deny", "cancel"]);
 
+/**
+ * The question's own id (added in version 1): the same on every copy of it (sent to several
+ * clients, sent again on subscribe), in getState's pendingRequests and in the request_resolved
+ * event that withdraws it
+ */
+const RequestId = z.string().min(1);
+
 const requestPermission = {
   params: z.object({
     sessionId: Id,
+    requestId: RequestId.optional(),
     /** the run the call belongs to */
     runId: Id.optional(),
     toolCallId: z.string(),
@@ -58,7 +69,7 @@ export const BeforeCompactDecision = z.discriminatedUnion("action", [
 ]);
 
 const beforeCompact = {
-  params: z.object({ sessionId: Id, reason: CompactionReason, preparation: CompactionPreparation }),
+  params: z.object({ sessionId: Id, requestId: RequestId.optional(), reason: CompactionReason, preparation: CompactionPreparation }),
   result: BeforeCompactDecision,
 };
 
@@ -70,7 +81,26 @@ export type ServerRequestParams<R extends ServerRequestName> = z.output<ServerRe
 /** What the client answers. */
 export type ServerRequestResult<R extends ServerRequestName> = z.input<ServerRequests[R]["result"]>;
 
+/** A question waiting for an answer, as getState's pendingRequests lists it. */
+export const PendingRequest = z.discriminatedUnion("method", [
+  z.object({ requestId: RequestId, method: z.literal("requestPermission"), params: requestPermission.params }),
+  z.object({ requestId: RequestId, method: z.literal("beforeCompact"), params: beforeCompact.params }),
+]);
+
+/** How a question ended (request_resolved's outcome): requestPermission's outcome or beforeCompact's action. */
+export const RequestOutcome = z.union([PermissionOutcome, z.enum(["default", "replace"])]);
+
+/**
+ * Why it ended: a client answered; the run was aborted (abort, a cancelled question); the
+ * session closed; nobody answered (no client that can answer was subscribed for the grace
+ * period, the timeout passed, or every client asked failed): the safe default
+ */
+export const RequestResolution = z.enum(["answered", "aborted", "closed", "unanswered"]);
+
 export const SERVER_REQUEST_NAMES = Object.keys(serverRequests) as ServerRequestName[];
 
 export type PermissionOutcome = z.infer<typeof PermissionOutcome>;
 export type BeforeCompactDecision = z.infer<typeof BeforeCompactDecision>;
+export type PendingRequest = z.output<typeof PendingRequest>;
+export type RequestOutcome = z.infer<typeof RequestOutcome>;
+export type RequestResolution = z.infer<typeof RequestResolution>;

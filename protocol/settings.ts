@@ -128,6 +128,13 @@ export const Settings = z.object({
   maxReplyMB: z.number().positive().max(1024).optional(),
   /** the permission mode new sessions start in (default "auto") */
   permissionMode: PermissionMode.optional(),
+  /**
+   * how long a question to clients (requestPermission, a beforeCompact hook) waits once no client
+   * that can answer it follows the session, in seconds (default 60), before the safe default
+   * holds (deny; let pith summarize). Only from the user's own file or a flag: it is how long the
+   * user's own clients take to come back, and a repository could otherwise hold runs waiting
+   */
+  permissionGraceSeconds: z.number().nonnegative().max(86_400).optional(),
   sandbox: z
     .object({
       /** default: "workspace-write" where bubblewrap works, else "off" */

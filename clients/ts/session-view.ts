@@ -135,8 +135,9 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
       next.context = { tokens: ev.contextTokens, window: ev.contextWindow, ...(ev.threshold !== undefined ? { threshold: ev.threshold } : {}) };
       break;
   }
-  // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice)
-  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped") {
+  // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice);
+  // a question withdrawn is no part of the transcript either (the page closes its dialog)
+  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped" && ev.type !== "request_resolved") {
     const m = view.info.model;
     next.transcript = reduceTranscript(view.transcript, ev, { api: "", provider: m.provider ?? "", model: m.id });
   }

@@ -14,10 +14,9 @@ import { parseSetModelParams, setConfigOption, setMode, setModel, type SetModelP
 
 const AGENT_INFO = { name: "pith", title: "pith", version: "0.1.0" };
 
-/** The ACP agent for one connection: its state, the host's hooks pointed at it, each method's handler. */
+/** The ACP agent for one connection: its state (the sessions it follows answer their questions, connection-state.ts), each method's handler. */
 export function acpAgent(host: SessionHost, log: Logger): acp.AgentApp {
   const cx = new ConnectionState(host, log);
-  host.setPermissionAsker(async (request) => cx.sessions.get(request.sessionId)?.askPermission(request) ?? "deny");
   // the sessions this connection follows use its editor's terminal, where it lends it
   host.editorLookup = (sessionId) => (cx.client && cx.sessions.has(sessionId) ? editorPortsFor(cx.client, sessionId, cx.clientCaps) : undefined);
 

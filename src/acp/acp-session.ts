@@ -1,14 +1,15 @@
 // One pith session as an ACP client sees it on this connection: the session's events become
 // session/update notifications, a prompt answers when its run ends (with ACP's stop reason), a
-// cancel answers the pending prompt at once and silences the rest of that run, and permission
-// questions go to the client as session/request_permission. The live session itself is the
-// host's; this object only forwards, so closing the connection never loses what was stored.
+// cancel answers the pending prompt at once and silences the rest of that run, and the session's
+// permission questions (the host's, pending-questions.ts) go to the client as
+// session/request_permission. The live session itself is the host's; this object only forwards,
+// so closing the connection never loses what was stored, nor answers what the session waits for.
 import type * as acp from "@agentclientprotocol/sdk";
 import type { RunError } from "../../protocol/index.js";
 import type { LiveSession } from "../host/live-session.js";
 import type { SessionHost } from "../host/session-host.js";
 import type { ImageContent } from "../messages/types.js";
-import type { PermissionOutcome, PermissionRequest, SessionListener } from "../host/ports.js";
+import type { PermissionOutcome, PermissionRequest, QuestionClient, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/event-buffer.js";
 import { WRITING_TOOLS } from "../host/run-hooks.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
@@ -20,7 +21,7 @@ export interface AcpSessionOptions {
   host: Pick<SessionHost, "perform">;
   /** sends one session/update (in order; failures are the connection's to report) */
   send(update: acp.SessionUpdate): void;
-  /** asks the client; cancelled when the signal aborts */
+  /** asks the client; cancelled ($/cancel_request) when the signal aborts */
   requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** the client shows compaction_update / compaction_summary_chunk */
   compaction: boolean;
@@ -52,8 +53,6 @@ export class AcpSession {
   private pending: PendingRun | null = null;
   /** a cancelled run: its remaining events are not sent (the prompt already answered) */
   private muted: string | "next" | null = null;
-  /** aborted by session/cancel: pending permission questions resolve as cancelled */
-  private cancel = new AbortController();
   /** the mapping's memory for this session (a call's arguments, the message streaming) */
   private readonly mapping: LiveContext;
   /** tools the user allowed for the rest of the session: no question, so no pending state */
@@ -70,6 +69,12 @@ export class AcpSession {
     this.listener = (event) => this.onEvent(event);
     this.live.subscribe(this.listener);
   }
+
+  /** This client as the host asks it the session's questions: permissions (ACP has no compaction hook). */
+  readonly questions: QuestionClient = {
+    answers: (method) => method === "requestPermission",
+    ask: (_method, params, withdrawn) => this.askPermission(params as PermissionRequest, withdrawn),
+  };
 
   get id(): string {
     return this.live.id;
@@ -109,7 +114,6 @@ export class AcpSession {
   /** Starts a run with this prompt and resolves when it ends (or is cancelled). */
   async run(prompt: { text: string; images: ImageContent[] }): Promise<RunEnd> {
     const ended = new Promise<RunEnd>((resolve) => (this.pending = { resolve }));
-    this.cancel = new AbortController();
     try {
       // the session's exclusive slot, as for a JSON-RPC prompt: a run or a compaction in progress refuses it
       const input = { text: prompt.text, ...(prompt.images.length > 0 ? { images: prompt.images } : {}) };
@@ -123,7 +127,6 @@ export class AcpSession {
 
   /** session/cancel: the pending prompt answers "cancelled" now; nothing of that run is sent after. */
   cancelRun(): void {
-    this.cancel.abort();
     const pending = this.pending;
     if (pending) {
       this.pending = null;
@@ -137,29 +140,26 @@ export class AcpSession {
   /**
    * Asks the client. Its `cancelled` outcome (the user dismissed the question; agent-shell sends
    * it, then session/cancel) cancels the turn: the run stops as an abort, the prompt answers
-   * "cancelled", the model is not called again. So does a session/cancel while the question waits.
+   * "cancelled", the model is not called again. A session/cancel while the question waits aborts
+   * the run, which withdraws the question (`withdrawn`: the request is cancelled). A client that
+   * fails rejects: the host then waits for another, or takes the safe answer.
    */
-  async askPermission(request: PermissionRequest): Promise<PermissionOutcome> {
-    if (this.cancel.signal.aborted) return "cancel";
+  private async askPermission(request: PermissionRequest, withdrawn: AbortSignal): Promise<{ outcome: PermissionOutcome }> {
     const { sessionUpdate: _tag, ...toolCall } = toolCallStart(request.toolCallId, request.toolName, request.args, this.live.file.cwd);
-    try {
-      const answer = await this.opts.requestPermission({ sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, this.cancel.signal);
-      if (answer.outcome.outcome === "cancelled" || this.cancel.signal.aborted) return "cancel";
-      const id = answer.outcome.optionId;
-      const outcome: PermissionOutcome = id === "allow_always" ? "allowAlways" : id === "allow_once" ? "allow" : "deny";
-      if (outcome === "allowAlways") this.allowedAlways.add(request.toolName);
-      // allowed: the call leaves "pending" (a denied one ends failed with its result)
-      if (outcome !== "deny") this.opts.send(toolStatusUpdate(request.toolCallId, "in_progress"));
-      return outcome;
-    } catch {
-      // withdrawn by session/cancel: the turn is over; the client failed or went away: the safe answer
-      return this.cancel.signal.aborted ? "cancel" : "deny";
-    }
+    const answer = await this.opts.requestPermission({ sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, withdrawn);
+    if (answer.outcome.outcome === "cancelled") return { outcome: "cancel" };
+    const id = answer.outcome.optionId;
+    const outcome: PermissionOutcome = id === "allow_always" ? "allowAlways" : id === "allow_once" ? "allow" : "deny";
+    // an answer to a question settled meanwhile counts for nothing: no status to move
+    if (withdrawn.aborted) return { outcome };
+    if (outcome === "allowAlways") this.allowedAlways.add(request.toolName);
+    // allowed: the call leaves "pending" (a denied one ends failed with its result)
+    if (outcome !== "deny") this.opts.send(toolStatusUpdate(request.toolCallId, "in_progress"));
+    return { outcome };
   }
 
-  /** This connection stops following the session (the session itself stays the host's). */
+  /** This connection stops following the session (the session itself stays the host's, its run and its questions too). */
   detach(): void {
-    this.cancelRun();
     this.live.unsubscribe(this.listener);
   }
 }

@@ -45,9 +45,17 @@ export class ConnectionState {
     this.client?.notify(acp.methods.client.session.update, { sessionId, update }).catch((err) => this.log.warn({ err, sessionId }, "session/update failed"));
   }
 
-  /** After the response has gone out: Zed drops updates sent before it. */
+  /**
+   * After the response has gone out (Zed drops updates sent before it): the commands, and what
+   * the session waits for is asked here, again if it was before: an editor that loads or resumes
+   * a session shows it anew, whoever was asked first (the earlier request is cancelled).
+   */
   afterResponse(sessionId: string): void {
-    setImmediate(() => this.send(sessionId, availableCommandsUpdate()));
+    setImmediate(() => {
+      this.send(sessionId, availableCommandsUpdate());
+      const s = this.sessions.get(sessionId);
+      if (s && this.host.sessions.get(sessionId) === s.live) this.host.questions.join(sessionId, s.questions);
+    });
   }
 
   /** The session this connection follows by that id, or ACP's session-not-found. */
@@ -72,16 +80,23 @@ export class ConnectionState {
     return s;
   }
 
-  /** The connection is gone: its sessions go on in the host, unfollowed. */
+  /** The connection is gone: its sessions go on in the host, unfollowed; their questions wait for another client (or the grace period). */
   unfollowAll(): void {
-    for (const s of this.sessions.values()) s.detach();
+    for (const s of this.sessions.values()) this.leave(s);
     this.sessions.clear();
   }
 
-  /** Stops following a session (closed or deleted). */
+  /** Stops following a session (closed or deleted): its prompt answers cancelled first. */
   unfollow(sessionId: string): void {
-    this.sessions.get(sessionId)?.detach();
+    const s = this.sessions.get(sessionId);
+    s?.cancelRun();
+    if (s) this.leave(s);
     this.sessions.delete(sessionId);
+  }
+
+  private leave(s: AcpSession): void {
+    this.host.questions.leave(s.id, s.questions);
+    s.detach();
   }
 
   /** The session's modes and config options, with `models` (the older SessionModelState, outside the SDK's schema) in step. */

@@ -12,7 +12,7 @@ import type { ImageContent } from "../messages/types.js";
 import type { SessionFile } from "../session/session-file.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { ExclusiveSlot, type Held } from "./exclusive.js";
-import type { BeforeCompactHook, PermissionAsker, PermissionMode, SessionListener } from "./ports.js";
+import type { PermissionMode, SessionListener, SessionQuestions } from "./ports.js";
 import { runHooks } from "./run-hooks.js";
 import { LastRequest } from "./compaction/last-request.js";
 import { buildSessionAgent, storedModel } from "./session-agent.js";
@@ -39,10 +39,8 @@ export interface LiveSessionDeps {
   /** the permission mode sessions start in (a mode stored in the session may narrow it) */
   permissionMode?: PermissionMode;
   maxTurns?: number;
-  /** asks a subscribed client that can answer; resolves "deny" when none can */
-  requestPermission: PermissionAsker;
-  /** a client's beforeCompact hook, when one declared it: cancel, replace or let pith summarize */
-  beforeCompact: BeforeCompactHook;
+  /** what the session asks its clients (a permission, the beforeCompact hook), kept by the host until one answers */
+  questions: SessionQuestions;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
@@ -88,7 +86,7 @@ export class LiveSession {
       stored: this.settings,
       settings: deps.compaction,
       models: { current: () => this.model, resolve: deps.resolveModel, providerFor: deps.providerFor, overheadTokens: () => this.overheadTokens },
-      beforeCompact: deps.beforeCompact,
+      beforeCompact: deps.questions.beforeCompact,
       events: this.events,
       lastRequest: this.lastRequest,
       logger: deps.logger,
@@ -193,7 +191,7 @@ export class LiveSession {
       hooks: { queueLeft: (left, end) => this.runs.queueLeft(left, end), ...runHooks({
         sessionId: this.id,
         compaction: this.compaction,
-        permission: { mode: () => this.permissionMode, ask: this.deps.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort() },
+        permission: { mode: () => this.permissionMode, ask: this.deps.questions.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort() },
         events: this.events,
         queue: { record: (queue, change) => this.runs.recordQueue(queue, change) },
         retry: this.deps.retry,
@@ -223,6 +221,7 @@ export class LiveSession {
 
   abort(): ResultOf<"abort"> {
     const was = this.busy || this.compaction.prepared() !== undefined;
+    this.deps.questions.withdraw(this.slot.closing ? "closed" : "aborted");
     this.agent.abort();
     this.compaction.abort();
     this.slot.abort();

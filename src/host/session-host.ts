@@ -1,6 +1,6 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, gives each the providers its settings configure (host-models.ts),
-// routes permission questions to clients, and unloads idle sessions.
+// keeps the questions sessions ask their clients (pending-questions.ts), and unloads idle sessions.
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
@@ -20,7 +20,8 @@ import { LiveSession } from "./live-session.js";
 import { HostModels } from "./host-models.js";
 import type { ModelResolver } from "./model-resolver.js";
 import type { SessionModels } from "./session-models.js";
-import type { BeforeCompactHook, EditorLookup, PermissionAsker } from "./ports.js";
+import type { EditorLookup } from "./ports.js";
+import { PendingQuestions, type Resolved } from "./pending-questions.js";
 import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
 import { sessionEditor, toolPolicy } from "./tool-policy.js";
 import { warnIfUnsandboxed } from "./sandbox-warning.js";
@@ -59,8 +60,8 @@ export class SessionHost {
   private readonly moved = new Map<string, SessionOwner>();
   /** providers, their clients and what their servers serve */
   readonly modelSources: HostModels;
-  private permissionAsker: PermissionAsker = async () => "deny";
-  private beforeCompactHandler: BeforeCompactHook = async () => ({ action: "default" });
+  /** the questions sessions ask (a permission, a beforeCompact hook): fronts join their clients to it */
+  readonly questions: PendingQuestions;
   /** where a session's tools find the editor serving it (a front that has one sets it: ACP's terminal) */
   editorLookup: EditorLookup = () => undefined;
   private idleTimer?: NodeJS.Timeout;
@@ -69,6 +70,7 @@ export class SessionHost {
 
   constructor(private readonly options: HostOptions) {
     this.store = options.store ?? new FileSessionStore(options.sessionsDir);
+    this.questions = new PendingQuestions(options.logger);
     this.workspaces = new SessionWorkspaces(() => this.env, options.sessionsDir, this.store.kind === "file");
     this.modelSources = new HostModels(options.logger, options.script, () => this.env);
     this.offline = this.startupModels()?.offline ?? true;
@@ -104,14 +106,6 @@ export class SessionHost {
     } catch {
       return undefined;
     }
-  }
-
-  setPermissionAsker(asker: PermissionAsker): void {
-    this.permissionAsker = asker;
-  }
-
-  setBeforeCompactHandler(handler: BeforeCompactHook): void {
-    this.beforeCompactHandler = handler;
   }
 
   private get env(): NodeJS.ProcessEnv {
@@ -150,7 +144,8 @@ export class SessionHost {
     this.workspaces.check(file.cwd, "store");
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
-    const session = new LiveSession(file, {
+    const asking = { graceMs: (settings.permissionGraceSeconds ?? 60) * 1000, resolved: (fields: Resolved) => session.events.emit("request_resolved", fields) };
+    const session: LiveSession = new LiveSession(file, {
       providerFor: this.modelSources.providersOfSession(models.providers, replyCapBytes(settings.maxReplyMB)),
       resolveModel: (name) => models.resolver.resolve(name),
       defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
@@ -161,8 +156,7 @@ export class SessionHost {
       tools: { ...toolPolicy({ cwd: file.cwd, settings, pithPaths: [pithHome(this.env), this.options.sessionsDir], env: process.env, tempDir: createSessionTempDir(file.sessionId), warn: (message) => this.options.logger.warn({ sessionId: file.sessionId }, message) }), editor: sessionEditor(() => this.editorLookup(file.sessionId)) },
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
-      requestPermission: (request) => this.permissionAsker(request),
-      beforeCompact: (request) => this.beforeCompactHandler(request),
+      questions: this.questions.session(file.sessionId, asking),
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
     });
     this.sessions.set(session.id, session);

@@ -3,7 +3,7 @@
 // server's own requests to it.
 import type { HookName } from "../../protocol/index.js";
 import type { ClientCalls, DaemonCalls, JsonRpcPeer } from "../../protocol/jsonrpc-peer.js";
-import type { SessionListener } from "../host/ports.js";
+import type { QuestionClient, SessionListener } from "../host/ports.js";
 import type { ConnRelay } from "./relay.js";
 import type { Connection } from "./transport.js";
 
@@ -14,6 +14,8 @@ export interface ConnState {
   /** the sessions this client is subscribed to, with the listener that forwards their events */
   subs: Map<string, SessionListener>;
   peer: JsonRpcPeer<ClientCalls, DaemonCalls, ConnState>;
+  /** this client as the host asks it a session's questions (joined to each session it follows) */
+  questions: QuestionClient;
   /** another pith node (it authenticated with the cluster token): never relayed further */
   fromNode: boolean;
   /** sessions of this client that other nodes own (PostgreSQL store with a cluster token) */

@@ -25,7 +25,10 @@ function subscribeTo(host: SessionHost, state: ConnState, session: LiveSession, 
   if (existing) session.unsubscribe(existing);
   const listener: SessionListener = (_event, wire) => state.conn.send(wire);
   state.subs.set(session.id, listener);
-  return session.subscribe(listener, afterSeq, streamId);
+  const subscribed = session.subscribe(listener, afterSeq, streamId);
+  // what the session waits for is sent to the client (again, if it had it): after the replayed events
+  host.questions.join(session.id, state.questions);
+  return subscribed;
 }
 
 /** The node a SessionMoved error names, when it advertised a URL to reach it at. */
@@ -39,7 +42,7 @@ function movedTo(err: unknown): RelayOwner | undefined {
 export function methodHandlers(host: SessionHost, replayBufferSize: number, env: NodeJS.ProcessEnv = process.env): Handlers {
   const opened = (state: ConnState, session: LiveSession): ResultOf<"createSession"> => {
     subscribeTo(host, state, session);
-    return { sessionId: session.id, sessionFile: session.file.locator, state: session.getState() };
+    return { sessionId: session.id, sessionFile: session.file.locator, state: { ...session.getState(), ...host.questions.stateOf(session.id) } };
   };
   const session = (p: { sessionId: string }) => host.get(p.sessionId);
   const settings = settingsHandlers(host, env);
@@ -66,7 +69,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     },
     listSessions: async (p) => ({ sessions: await host.list(p.cwd) }),
     closeSession: async (p, state) => {
-      state.subs.delete(p.sessionId);
+      if (state.subs.delete(p.sessionId)) host.questions.leave(p.sessionId, state.questions);
       await host.close(p.sessionId);
       return { closed: true };
     },
@@ -78,9 +81,11 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     unsubscribe: (p, state) => {
       const listener = state.subs.get(p.sessionId);
       if (listener) host.sessions.get(p.sessionId)?.unsubscribe(listener);
+      if (listener) host.questions.leave(p.sessionId, state.questions);
       return { unsubscribed: state.subs.delete(p.sessionId) };
     },
-    getState: (p) => session(p).getState(),
+    // the session's state and the questions it waits for (the host's: pending-questions.ts)
+    getState: (p) => ({ ...session(p).getState(), ...host.questions.stateOf(p.sessionId) }),
     getMessages: (p) => session(p).getMessages(),
     getTree: (p) => session(p).getTree(),
     getHistory: (p) => sessionHistory(session(p).file, p.messages),

@@ -1,13 +1,13 @@
 // The JSON-RPC binding of the session host, per connection: framing errors, the initialize
 // gate, params checked against protocol/ schemas, errors mapped to the protocol's codes (no
 // stack traces to clients), session events forwarded as notifications, and the server's own
-// requests to clients (requestPermission).
+// requests to clients (requestPermission, beforeCompact: client-requests.ts).
 import { JSONRPCErrorException, type JSONRPCServer } from "json-rpc-2.0";
 import type { Logger } from "pino";
 import { ErrorCodes, METHOD_NAMES, parseParams, sessionIdOf, type MethodName } from "../../protocol/index.js";
 import { answeringServer, JsonRpcPeer, type ClientCalls, type DaemonCalls, type WireError } from "../../protocol/jsonrpc-peer.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
-import { askPermission, beforeCompact } from "./client-requests.js";
+import { connectionQuestions } from "./client-requests.js";
 import type { ConnState } from "./connection-state.js";
 import { methodHandlers, type Handler, type Handlers } from "./method-handlers.js";
 import { linkCallRefusal } from "./link-scope.js";
@@ -36,8 +36,6 @@ export class RpcServer {
   ) {
     const handlers = methodHandlers(host, replayBufferSize);
     for (const method of METHOD_NAMES) this.register(method, handlers);
-    host.setPermissionAsker((request) => askPermission(this.connections, request, log));
-    host.setBeforeCompactHandler((request) => beforeCompact(this.connections, request, log));
   }
 
   /** A handler's error as the protocol's: a code the protocol knows, or logged and -32603 (no stack traces to clients). */
@@ -52,6 +50,7 @@ export class RpcServer {
   attach(conn: Connection, options: { fromNode?: boolean } = {}): void {
     const state = { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), fromNode: options.fromNode === true } as unknown as ConnState;
     // the envelope (parse errors, batches, invalid requests) is the peer's; the initialize gate is ours
+    state.questions = connectionQuestions(state);
     state.peer = new JsonRpcPeer<ClientCalls, DaemonCalls, ConnState>({ send: (text) => conn.send(text), server: this.server, context: state, gate: initializeGate });
     if (this.clusterToken && !state.fromNode) state.relay = new ConnRelay(state, this.clusterToken, this.log, this.linkSecurity);
     this.connections.add(state);
@@ -60,6 +59,8 @@ export class RpcServer {
     conn.onClose(() => {
       this.connections.delete(state);
       state.relay?.close();
+      // its questions wait for the session's other clients, or for one to come back (the grace period)
+      for (const sessionId of state.subs.keys()) this.host.questions.leave(sessionId, state.questions);
       state.peer.rejectAll(new Error("connection closed"));
       // stdio "closes" at input EOF, and the process then shuts down: its output still works, so
       // the client keeps getting the events of the runs being aborted (agent_end included)

@@ -14,6 +14,8 @@ import { SessionFile } from "../../src/session/index.js";
 import { orphans } from "../support/sessions.js";
 import { tempDir } from "../support/tmp.js";
 import { gated } from "../support/gated.js";
+import type { ServerRequestName, ServerRequestParams } from "../../protocol/index.js";
+import type { QuestionClient } from "../../src/host/ports.js";
 
 /** The event, checked to be of this type (and typed as one). */
 function only<T extends SessionEvent["type"]>(e: SessionEvent | undefined, type: T): Extract<SessionEvent, { type: T }> {
@@ -28,6 +30,13 @@ function host(t: Parameters<typeof tempDir>[0], script: Script = NOTES_SCRIPT) {
   const cwd = tempDir(t, "pith-host-cwd-");
   for (const [name, content] of Object.entries(NOTES_FILES)) writeFileSync(join(cwd, name), content);
   return { h, cwd };
+}
+
+/** A client following the session that answers `method`'s questions with `answer`. */
+function answering(h: SessionHost, sessionId: string, method: ServerRequestName, answer: (params: Record<string, unknown>) => unknown): QuestionClient {
+  const client: QuestionClient = { answers: (m) => m === method, ask: async (_m, params) => answer(params as Record<string, unknown>) };
+  h.questions.join(sessionId, client);
+  return client;
 }
 
 async function expectHostError(p: Promise<unknown> | (() => unknown), code: number): Promise<void> {
@@ -195,8 +204,8 @@ test("ask mode asks only before the tools that change things or run commands: re
   ];
   const { h, cwd } = host(t, { turns: [{ toolCalls: calls }, { text: "ok" }] });
   const asked: string[] = [];
-  h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
   const s = await h.create({ cwd });
+  answering(h, s.id, "requestPermission", (p) => (asked.push(p.toolName as string), { outcome: "deny" }));
   s.setPermissionMode("ask");
   await gated(s).prompt({ text: "look, then change" });
   await s.idle();
@@ -226,11 +235,13 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   const s = await h.create({ cwd });
   s.file.appendMessage({ role: "user", content: "x ".repeat(30000), timestamp: 1 });
   s.file.appendMessage({ role: "user", content: "recent ".repeat(6000), timestamp: 2 });
-  h.setBeforeCompactHandler(async () => ({ action: "cancel" }));
+  const cancelling = answering(h, s.id, "beforeCompact", () => ({ action: "cancel" }));
   await expectHostError(gated(s).compact(), ErrorCode.Aborted);
   assert.notEqual(s.getMessages().messages[0].role, "compactionSummary", "nothing stored");
   let seen: string | undefined;
-  h.setBeforeCompactHandler(async ({ reason, preparation: prep }) => {
+  h.questions.leave(s.id, cancelling);
+  answering(h, s.id, "beforeCompact", (p) => {
+    const { reason, preparation: prep } = p as ServerRequestParams<"beforeCompact">;
     seen = `${reason} ${prep.instructions} ${prep.historyMessages.length}`;
     return { action: "replace", summary: "summary written by the client", details: { by: "client" } };
   });
@@ -241,7 +252,7 @@ test("a client's beforeCompact hook can cancel or replace the summary; ask mode 
   assert.equal(entry.type === "compaction" && entry.fromHook, true);
 
   const asked: string[] = [];
-  h.setPermissionAsker(async ({ toolName }) => (asked.push(toolName), "deny"));
+  answering(h, s.id, "requestPermission", (p) => (asked.push(p.toolName as string), { outcome: "deny" }));
   s.setPermissionMode("ask");
   await gated(s).prompt({ text: "write y" });
   await s.idle();

@@ -63,7 +63,7 @@ const SAMPLES: { [M in MethodName]: (w: World) => ParamsOf<M> } = {
 
 function connState(): ConnState {
   const conn = { id: "scope-test", kind: "websocket" as const, send() {}, close() {}, onMessage() {}, onOversize() {}, onClose() {} };
-  return { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), peer: undefined as never, fromNode: false };
+  return { conn, initialized: false, capabilities: { permissions: false, hooks: [] }, subs: new Map(), peer: undefined as never, questions: { answers: () => false, ask: async () => undefined }, fromNode: false };
 }
 
 async function call<M extends MethodName>(host: SessionHost, handlers: Handlers, method: M, raw: ParamsOf<M>): Promise<{ ok: true } | { ok: false; code: number; message: string }> {

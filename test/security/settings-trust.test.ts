@@ -68,6 +68,19 @@ test("a project file cannot add or change a provider (it would decide where the 
   );
 });
 
+test("a project file cannot set permissionGraceSeconds (how long runs wait for the user's clients); the user's file can", (t) => {
+  const home = tempDir(t);
+  const cwd = tempDir(t);
+  writeSettings(home, { permissionGraceSeconds: 5 });
+  const file = projectSettings(cwd, { permissionGraceSeconds: 86_400 });
+  const { settings, warnings } = resolveSettings(cwd, { PITH_HOME: home });
+  assert.equal(settings.permissionGraceSeconds, 5, "the user's value holds");
+  assert.deepEqual(
+    warnings.map((w) => [w.file, w.key]),
+    [[file, "permissionGraceSeconds"]],
+  );
+});
+
 test("a cloned repository's .pith/settings.json does not let the model out of the cwd; getSettings and the log name the file and key", async (t) => {
   checkDist(t);
   const home = tempDir(t);

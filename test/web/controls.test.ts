@@ -190,6 +190,34 @@ test("permission mode ask: Deny and Allow answer the daemon's requestPermission"
   assert.equal(await page.locator(".permission").isVisible(), false);
 });
 
+test("a permission question outlives a reload: shown again naming the session, answered there; withdrawn when the run is aborted", { skip, timeout: 40_000 }, async () => {
+  const { sessionId: id } = await client.createSession({ cwd, model: SMALL_MODEL.id, name: "Reload asks" });
+  await client.call("setPermissionMode", { sessionId: id, mode: "ask" });
+  await show(page, id);
+  fake.enqueue(toolUseReply("write", { path: "after-reload.txt", content: "kept" }), textReply("Written after the reload."));
+  await sendPrompt(page, "Write after-reload.txt");
+  const prompt = page.locator(".permission:not([hidden])");
+  await prompt.waitFor();
+  // the tab reloads while the question waits: the daemon keeps it and sends it to the new page
+  await show(page, id);
+  await prompt.waitFor();
+  assert.match((await prompt.textContent()) ?? "", /Reload asks[\s\S]*write[\s\S]*after-reload\.txt/, "the card names the session asking");
+  await page.screenshot({ path: join(ARTIFACTS, "web-controls-permission-reloaded.png") });
+  await prompt.locator("button.allow").click();
+  await page.waitForSelector('.msg.assistant:has-text("Written after the reload.")');
+  await idle(id);
+  assert.equal(readFileSync(join(cwd, "after-reload.txt"), "utf8"), "kept", "allowed after the reload: written");
+
+  // withdrawn elsewhere (an abort from another client): the card closes
+  fake.enqueue(toolUseReply("write", { path: "withdrawn.txt", content: "no" }));
+  await sendPrompt(page, "Write withdrawn.txt");
+  await prompt.waitFor();
+  await client.call("abort", { sessionId: id });
+  await page.waitForSelector(".permission", { state: "hidden" });
+  await idle(id);
+  assert.equal(existsSync(join(cwd, "withdrawn.txt")), false);
+});
+
 test("the page shows the session's total tokens and cost as getSessionStats reports them", { skip, timeout: 20_000 }, async () => {
   const id = await newSession();
   await show(page, id);

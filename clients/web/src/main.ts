@@ -48,7 +48,7 @@ class App implements AppHost {
   });
   private readonly transcript = new Transcript();
   private readonly composer = new Composer(this);
-  private readonly permission = new PermissionPrompt();
+  private readonly permission = new PermissionPrompt((id) => this.sessionLabel(id));
   private readonly controls = new SessionControls(this, { deleted: (id) => this.deleted(id) });
   private readonly bar = new ContextBar(this);
   private readonly sidebar = new SidebarPanel(this);
@@ -182,7 +182,11 @@ class App implements AppHost {
   private async opened(client: PithClient, first: boolean): Promise<void> {
     if (first) {
       this.pith = client;
-      client.onAny((name, params) => this.feed.onEvent({ type: name, ...params } as EventLine));
+      client.onAny((name, params) => {
+        // whichever session it was: a question that ended elsewhere leaves the box
+        if (name === "request_resolved") this.permission.withdraw((params as { requestId: string }).requestId);
+        this.feed.onEvent({ type: name, ...params } as EventLine);
+      });
     }
     void this.loadSettings();
     void this.sidebar.refreshSessions();
@@ -267,6 +271,13 @@ class App implements AppHost {
     }
   }
 
+  /** A session as the page names it: its name, else its first message, else its id. */
+  private sessionLabel(sessionId: string): string {
+    const shown = this.shown?.sessionId === sessionId ? this.shown.info.name : undefined;
+    const listed = this.sidebar.sessions.find((s) => s.id === sessionId);
+    return shown || listed?.name || listed?.firstMessage.slice(0, 60) || sessionId;
+  }
+
   // ---- drawing -------------------------------------------------------------------------------------
 
   /** Redraws from the view; `soon`: the transcript at the next frame (a reply streams in many deltas). */
@@ -280,6 +291,7 @@ class App implements AppHost {
     this.composer.render(a, has, v?.pending);
     this.bar.render(v, this.reserve, has, a.busy);
     this.controls.render(v, has, a.busy);
+    this.permission.relabel();
     if (v?.info !== this.titled) {
       this.titled = v?.info;
       this.topbar.showTitle(v?.info, this.sidebar.sessions.find((s) => s.id === v?.sessionId)?.firstMessage);

@@ -1,8 +1,11 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The daemon's requestPermission (permission mode `ask`): a box above the message box naming the
-// tool and what it would do, answered with Allow (this call), Always (this tool, for the rest of
-// the live session) or Deny. Questions wait their turn; the first one is shown.
+// session that asks, the tool and what it would do, answered with Allow (this call), Always (this
+// tool, for the rest of the live session) or Deny. Questions wait their turn; the first one is
+// shown. A question is the daemon's, not the page's: after a reload it is sent again (the same
+// requestId: it replaces the copy waiting here), and when it ends elsewhere (another window
+// answered, the run was aborted) the request_resolved event withdraws it from the box.
 //
 // What would run is shown whole, however long: a model could otherwise put the harmful part of a
 // command past any cut. The box scrolls, and when the arguments do not fit in it a line under it
@@ -25,12 +28,40 @@ export class PermissionPrompt {
   readonly el = h("div", { class: "permission", role: "alertdialog", "aria-label": "Permission request", hidden: true });
   private readonly waiting: { ask: Ask; answer: (a: Answer) => void }[] = [];
 
+  /** `sessionLabel`: what the page calls a session (its name where it knows one, else its id) */
+  constructor(private readonly sessionLabel: (sessionId: string) => string) {}
+
   /** The answer the user gives (the daemon waits for it). */
   ask(ask: Ask): Promise<Answer> {
     return new Promise((answer) => {
+      const again = ask.requestId === undefined ? -1 : this.waiting.findIndex((w) => w.ask.requestId === ask.requestId);
+      if (again >= 0) {
+        // sent again (this page subscribed again): the daemon waits for the new copy's answer only
+        this.waiting[again].answer({ outcome: "deny" });
+        this.waiting[again] = { ask, answer };
+        if (again === 0) this.draw();
+        return;
+      }
       this.waiting.push({ ask, answer });
       if (this.waiting.length === 1) this.draw();
     });
+  }
+
+  /** The question ended elsewhere: out of the box (the daemon ignores the answer given to it now). */
+  withdraw(requestId: string): void {
+    const i = this.waiting.findIndex((w) => w.ask.requestId === requestId);
+    if (i < 0) return;
+    const [gone] = this.waiting.splice(i, 1);
+    gone.answer({ outcome: "deny" });
+    if (i === 0) this.draw();
+    else this.relabel();
+  }
+
+  /** The session's name as the page knows it now (the list may arrive after the question). */
+  relabel(): void {
+    const first = this.waiting[0];
+    const label = this.el.querySelector<HTMLElement>(".permission-session");
+    if (first && label) label.textContent = this.sessionLabel(first.ask.sessionId);
   }
 
   private draw(): void {
@@ -47,6 +78,7 @@ export class PermissionPrompt {
     };
     this.el.dataset.tool = ask.toolName;
     this.el.append(
+      h("div", { class: "permission-asker" }, "Session ", h("strong", { class: "permission-session", text: this.sessionLabel(ask.sessionId) }), " asks:"),
       h("div", { class: "permission-head" }, "The agent wants to run ", h("code", { text: ask.toolName }), this.waiting.length > 1 ? h("span", { class: "muted", text: ` (${this.waiting.length - 1} more waiting)` }) : null),
       h("pre", { class: "scroll permission-args", tabindex: 0, "aria-label": "What the tool would be given, in full", text: args }),
       h("div", { class: "permission-note", hidden: true }),
