@@ -6,12 +6,12 @@
 // so closing the connection never loses what was stored, nor answers what the session waits for.
 import type * as acp from "@agentclientprotocol/sdk";
 import type { RunError } from "../../protocol/index.js";
-import type { LiveSession } from "../host/live-session.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import type { SessionHost } from "../host/session-host.js";
 import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, QuestionClient, SessionListener } from "../host/ports.js";
-import type { SessionEvent } from "../host/event-buffer.js";
-import { WRITING_TOOLS } from "../host/run-hooks.js";
+import type { SessionEvent } from "../host/live/event-buffer.js";
+import { WRITING_TOOLS } from "../host/live/run-hooks.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
 import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 

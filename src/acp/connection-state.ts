@@ -5,7 +5,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { isAbsolute } from "node:path";
 import type { Logger } from "pino";
 import { ErrorCodes } from "../../protocol/error-codes.js";
-import type { LiveSession } from "../host/live-session.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import { AcpSession } from "./acp-session.js";
 import { availableCommandsUpdate } from "./commands.js";

@@ -1,7 +1,7 @@
 // session/new, load, resume, list, close and delete: the sessions an editor starts, opens, lists
 // and ends. Sessions are the host's; the connection follows the ones it created or opened.
 import * as acp from "@agentclientprotocol/sdk";
-import type { LiveSession } from "../host/live-session.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import { historyUpdates } from "./replay.js";
 import { BadCursor, pageOf } from "./session-pages.js";
 import { absolute, acpError, type ConnectionState } from "./connection-state.js";

@@ -3,7 +3,7 @@
 // performed by the host's operation layer as its pith method: the same slot a JSON-RPC client's
 // setModel takes, and answered only once the change is durable (a shared store committed it).
 import * as acp from "@agentclientprotocol/sdk";
-import type { LiveSession } from "../host/live-session.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import { acpError, type ConnectionState } from "./connection-state.js";
 import { isPermissionMode, parseOptionValue, parseSetModel } from "./session-options.js";
 

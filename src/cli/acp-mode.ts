@@ -8,7 +8,7 @@ import { format } from "node:util";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
 import { initializeInOrder } from "../acp/initialize-order.js";
-import type { Settings } from "../host/settings.js";
+import type { Settings } from "../host/policy/settings.js";
 import { hostOrExit } from "./daemon.js";
 import { boundedAcpInput, SDK_MAX_MESSAGE_BYTES } from "./acp-stdin.js";
 import type { StoreConfig } from "./store-config.js";

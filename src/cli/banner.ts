@@ -1,8 +1,8 @@
 // The lines `pith serve` prints on stderr when it listens: where, how to open it, which token it
 // uses and where that comes from, and how the model's bash is confined. Said at every start, so
 // a user sees an unsandboxed daemon without reading settings.json.
-import { sandboxSummary } from "../host/tool-policy.js";
-import { resolveSettings, type Settings } from "../host/settings.js";
+import { sandboxSummary } from "../host/policy/tool-policy.js";
+import { resolveSettings, type Settings } from "../host/policy/settings.js";
 
 /** How the token was given: a flag, a file flag, the variable, or $PITH_HOME/token. */
 export type TokenOrigin = { from: "--token" | "--token-file" | "PITH_TOKEN"; file?: string } | { from: "home"; file: string; created: boolean };

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
-import type { Settings } from "../host/settings.js";
+import type { Settings } from "../host/policy/settings.js";
 import { SessionHost } from "../host/session-host.js";
 import { checkTokenStrength } from "../rpc/auth.js";
 import type { LinkSecurity } from "../rpc/link-security.js";

@@ -3,8 +3,8 @@
 // keys are set, and streams the reply as it comes: text on stdout, one line per tool call. Then
 // it says what to try next, in commands that work from any directory.
 import type { Logger } from "pino";
-import type { SessionEvent } from "../host/event-buffer.js";
-import { makeDemoProject } from "../host/session-workspaces.js";
+import type { SessionEvent } from "../host/live/event-buffer.js";
+import { makeDemoProject } from "../host/policy/session-workspaces.js";
 import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
 import { exitCodeOf, runPrompt } from "./run-prompt.js";

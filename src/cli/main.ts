@@ -2,7 +2,7 @@
 // session store. Each command takes its own flags (args.ts); a usage error exits 2.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Settings } from "../host/settings.js";
+import type { Settings } from "../host/policy/settings.js";
 import { createAcpLogger, createLogger, type Logger } from "../log/logger.js";
 import { checkTokenStrength } from "../rpc/auth.js";
 import { SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";

@@ -4,8 +4,8 @@
 import { createLogger } from "../log/logger.js";
 import type { DiscoveryState } from "../llm/discovery/index.js";
 import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
-import { HostModels } from "../host/host-models.js";
-import { resolveSettings } from "../host/settings.js";
+import { HostModels } from "../host/models/host-models.js";
+import { resolveSettings } from "../host/policy/settings.js";
 import { printErr, printJsonLine, printOut } from "./terminal-out.js";
 
 export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd?: string; env?: NodeJS.ProcessEnv }): Promise<number> {

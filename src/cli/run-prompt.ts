@@ -2,9 +2,9 @@
 // stop reason, the final reply's text, the run's usage). `--mode json` and `--mode text` (-p)
 // differ only in what they print from the events.
 import type { Logger } from "pino";
-import type { Settings } from "../host/settings.js";
-import type { SessionEvent } from "../host/event-buffer.js";
-import type { LiveSession } from "../host/live-session.js";
+import type { Settings } from "../host/policy/settings.js";
+import type { SessionEvent } from "../host/live/event-buffer.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { hostOrExit } from "./daemon.js";
 import { printError } from "./error-text.js";

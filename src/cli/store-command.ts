@@ -6,7 +6,7 @@ import { once } from "node:events";
 import type { Pool } from "pg";
 import type { Logger } from "pino";
 import { HostError } from "../host/host-error.js";
-import { checkWorkspace } from "../host/workspace.js";
+import { checkWorkspace } from "../host/policy/workspace.js";
 import { SessionError, defaultSessionsDir, pithHome, type SessionSummary } from "../session/index.js";
 import { parseObject } from "../session/listing-fields.js";
 import type { StoreConfig } from "./store-config.js";

@@ -2,7 +2,7 @@
 // and nothing else, so it can be piped; stderr gets one line per tool call as it ends, and one
 // for a compaction, a retry or an error. Offline, stderr first says it is the demo model; an
 // existing session (--session, --continue) first says the directory its tools will write in.
-import type { SessionEvent } from "../host/event-buffer.js";
+import type { SessionEvent } from "../host/live/event-buffer.js";
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
 import { printErr, printOut } from "./terminal-out.js";
 

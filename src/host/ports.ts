@@ -7,7 +7,7 @@
 import type { ServerRequestName, ServerRequestParams } from "../../protocol/index.js";
 import type { BeforeCompactDecision, PermissionOutcome } from "../../protocol/server-requests.js";
 import type { EditorPorts } from "../tools/editor-ports.js";
-import type { SessionEvent } from "./event-buffer.js";
+import type { SessionEvent } from "./live/event-buffer.js";
 
 /** auto: tools run; ask: a client is asked before each; readonly: writing tools are refused. */
 export type { PermissionMode } from "../../protocol/messages.js";

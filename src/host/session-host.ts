@@ -3,7 +3,7 @@
 // keeps the questions sessions ask their clients (pending-questions.ts), and unloads idle sessions.
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { resolveSettings, type Settings, type SettingsWarning } from "./settings.js";
+import { resolveSettings, type Settings, type SettingsWarning } from "./policy/settings.js";
 import { compactionSettings } from "../compaction/index.js";
 import { replyCapBytes } from "../llm/reply-cap.js";
 import type { Script } from "../llm/scripted.js";
@@ -13,19 +13,19 @@ import type { SessionSummary } from "../session/list.js";
 import type { SessionRef, SessionStore } from "../session/store.js";
 import { pithHome } from "../session/paths.js";
 import { SessionFile } from "../session/session-file.js";
-import { callerPath } from "./caller-paths.js";
+import { callerPath } from "./policy/caller-paths.js";
 import { ErrorCode, HostError } from "./host-error.js";
 import { hostErrorOf, movedError } from "./store-errors.js";
-import { LiveSession } from "./live-session.js";
-import { HostModels } from "./host-models.js";
-import type { ModelResolver } from "./model-resolver.js";
-import type { SessionModels } from "./session-models.js";
+import { LiveSession } from "./live/live-session.js";
+import { HostModels } from "./models/host-models.js";
+import type { ModelResolver } from "./models/model-resolver.js";
+import type { SessionModels } from "./models/session-models.js";
 import type { EditorLookup } from "./ports.js";
-import { PendingQuestions, type Resolved } from "./pending-questions.js";
-import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./session-temp.js";
-import { sessionEditor, toolPolicy } from "./tool-policy.js";
-import { warnIfUnsandboxed } from "./sandbox-warning.js";
-import { SessionWorkspaces } from "./session-workspaces.js";
+import { PendingQuestions, type Resolved } from "./live/pending-questions.js";
+import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "./policy/session-temp.js";
+import { sessionEditor, toolPolicy } from "./policy/tool-policy.js";
+import { warnIfUnsandboxed } from "./policy/sandbox-warning.js";
+import { SessionWorkspaces } from "./policy/session-workspaces.js";
 import { perform, type HeldFor } from "./operations/perform.js";
 import type { MethodName, ParsedParamsOf } from "../../protocol/index.js";
 

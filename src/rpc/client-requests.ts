@@ -1,5 +1,5 @@
 // The server's own requests to a client: requestPermission before a tool runs in "ask" mode, and
-// the beforeCompact hook. The host keeps each question (src/host/pending-questions.ts) and asks
+// the beforeCompact hook. The host keeps each question (src/host/live/pending-questions.ts) and asks
 // every client following the session; this is one connection's side of it: it answers what its
 // initialize capabilities said, and a question settled elsewhere is let go here (JSON-RPC has no
 // request cancel: the client learns of it from the request_resolved event).

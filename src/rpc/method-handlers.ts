@@ -4,10 +4,10 @@
 // Params arrive checked (server.ts parses them with the method's schema first); errors thrown
 // here are mapped to the protocol's codes by the server.
 import { ErrorCodes, PROTOCOL_VERSION, type MethodName, type ParsedParamsOf, type ResultOf } from "../../protocol/index.js";
-import type { LiveSession } from "../host/live-session.js";
+import type { LiveSession } from "../host/live/live-session.js";
 import type { HeldFor } from "../host/operations/perform.js";
 import type { SessionListener } from "../host/ports.js";
-import { sessionHistory } from "../host/session-history.js";
+import { sessionHistory } from "../host/live/session-history.js";
 import { hostErrorOf, type SessionHost } from "../host/session-host.js";
 import type { ConnState } from "./connection-state.js";
 import type { RelayOwner } from "./relay.js";

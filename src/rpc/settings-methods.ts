@@ -4,8 +4,8 @@
 // getSettings also reports the keys project settings files set but may not (see settings.ts).
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../host/settings.js";
-import { callerPath } from "../host/caller-paths.js";
+import { readSettingsFile, settingsSchema, SettingsError, userSettingsFile, type Settings } from "../host/policy/settings.js";
+import { callerPath } from "../host/policy/caller-paths.js";
 import { ErrorCode, HostError } from "../host/host-error.js";
 import type { SessionHost } from "../host/session-host.js";
 import { PRIVATE_DIR, writeFileAtomic } from "../session/atomic-write.js";

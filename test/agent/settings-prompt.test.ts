@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadSettings, readSettingsFile, SettingsError } from "../../src/host/settings.js";
+import { loadSettings, readSettingsFile, SettingsError } from "../../src/host/policy/settings.js";
 import { buildSystemPrompt, findContextFiles } from "../../src/agent/system-prompt.js";
 import { createCodingTools } from "../../src/tools/index.js";
 import { tempDir } from "../support/tmp.js";

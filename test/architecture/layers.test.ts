@@ -163,7 +163,7 @@ test(`no file in src/ is over ${MAX_LINES} lines`, () => {
 
 test("the import scanner sees what it must (a rule check that cannot see imports proves nothing)", () => {
   assert.deepEqual(specifiers(`import type { A } from "./a.js";\nexport { B } from "../b.js";\nimport "./side.js";\nconst m = await import("./lazy.js");\nimport {\n  C,\n  D,\n} from "./multi.js";`).sort(), ["../b.js", "./a.js", "./lazy.js", "./multi.js", "./side.js"]);
-  assert.ok((graph.get("src/host/live-session.ts") ?? []).includes("src/host/exclusive.ts"));
+  assert.ok((graph.get("src/host/live/live-session.ts") ?? []).includes("src/host/operations/exclusive.ts"));
   assert.ok((graph.get("clients/ts/transcript-state.ts") ?? []).includes("clients/ts/transcript-draft.ts"));
   assert.ok((graph.get("clients/web/src/main.ts") ?? []).includes("clients/ts/transcript-state.ts"));
   assert.ok((graph.get("bench/acp.bench.ts") ?? []).includes("test/support/tmp.ts"));

@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compactionSettings, type CompactionSettings } from "../../src/compaction/index.js";
-import type { SessionEvent } from "../../src/host/event-buffer.js";
+import type { SessionEvent } from "../../src/host/live/event-buffer.js";
 import type { BeforeCompactDecision } from "../../src/host/ports.js";
 import { SessionCompaction } from "../../src/host/compaction/session-compaction.js";
-import { SessionSettings } from "../../src/host/session-settings.js";
+import { SessionSettings } from "../../src/host/policy/session-settings.js";
 import type { ModelInfo, Provider, StreamEvent } from "../../src/llm/types.js";
 import { createLogger } from "../../src/log/logger.js";
 import type { AssistantMessage } from "../../src/messages/types.js";

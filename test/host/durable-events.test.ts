@@ -5,7 +5,7 @@
 // in test/store/pg-store.test.ts and, under these events, in test/store/fleet.test.ts.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SessionEvents } from "../../src/host/session-events.js";
+import { SessionEvents } from "../../src/host/live/session-events.js";
 import type { DurableSink, SessionOwner, SinkLine } from "../../src/session/durable-sink.js";
 
 class HandSink implements DurableSink {

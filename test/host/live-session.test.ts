@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { ErrorCode, HostError } from "../../src/host/host-error.js";
-import type { SessionEvent } from "../../src/host/event-buffer.js";
+import type { SessionEvent } from "../../src/host/live/event-buffer.js";
 import { SessionHost } from "../../src/host/session-host.js";
 import { NOTES_FILES, NOTES_SCRIPT } from "../support/notes-script.js";
 import type { Script } from "../../src/llm/scripted.js";

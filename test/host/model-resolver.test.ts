@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { DiscoveredModel } from "../../src/llm/discovery/index.js";
-import { ModelResolver } from "../../src/host/model-resolver.js";
+import { ModelResolver } from "../../src/host/models/model-resolver.js";
 import { resolveProviders } from "../../src/llm/provider-config.js";
 import { HostError } from "../../src/host/host-error.js";
 

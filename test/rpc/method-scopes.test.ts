@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { ErrorCodes, METHOD_NAMES, METHOD_SCOPES, methods, parseParams, type MethodName, type ParamsOf } from "../../protocol/index.js";
 import { HostError } from "../../src/host/host-error.js";
-import type { LiveSession } from "../../src/host/live-session.js";
+import type { LiveSession } from "../../src/host/live/live-session.js";
 import { SessionHost } from "../../src/host/session-host.js";
 import { createLogger } from "../../src/log/logger.js";
 import type { ConnState } from "../../src/rpc/connection-state.js";

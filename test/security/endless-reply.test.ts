@@ -179,7 +179,7 @@ test("the cap holds for an OpenAI-compatible server too (Chat Completions)", asy
 });
 
 test("a project's settings cannot lift the cap", async (t) => {
-  const { resolveSettings } = await import("../../src/host/settings.js");
+  const { resolveSettings } = await import("../../src/host/policy/settings.js");
   const { mkdirSync, writeFileSync } = await import("node:fs");
   const { join } = await import("node:path");
   const home = tempDir(t);

@@ -10,7 +10,7 @@ import { sandboxAvailable } from "../../src/tools/sandbox.js";
 import { isolatedNetworkAvailable } from "../../src/tools/sandbox-net.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { FLOW_SETTINGS, startRpcDaemon, startServeDaemon, writeSettings } from "../support/daemon-client.js";
-import { sandboxSummary } from "../../src/host/tool-policy.js";
+import { sandboxSummary } from "../../src/host/policy/tool-policy.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { modelCalls } from "../support/model-tools.js";
 import { tempDir } from "../support/tmp.js";

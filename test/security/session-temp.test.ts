@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "../../src/host/session-temp.js";
+import { createSessionTempDir, removeSessionTempDirsOf, removeStaleSessionTempDirs } from "../../src/host/policy/session-temp.js";
 
 const SESSION = "0123abcd-4567-89ef-0123-456789abcdef";
 

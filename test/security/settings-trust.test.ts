@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { resolveSettings } from "../../src/host/settings.js";
+import { resolveSettings } from "../../src/host/policy/settings.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { checkDist, FLOW_SETTINGS, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";

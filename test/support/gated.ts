@@ -2,7 +2,7 @@
 // operation layer (src/host/operations/perform.ts) over this one session, so a test exercises the
 // same refusals and durability a client gets. A refusal is a rejected promise, as it is for a client.
 import type { ThinkingLevel } from "../../src/llm/types.js";
-import type { LiveSession } from "../../src/host/live-session.js";
+import type { LiveSession } from "../../src/host/live/live-session.js";
 import type { ImageContent } from "../../src/messages/types.js";
 import { perform, type OperationSessions } from "../../src/host/operations/perform.js";
 

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { addCost, compact, emptyCost, prepareCompaction, CompactionAbortedError, type SummaryCost, type CompactionInput, type CompactionPreparation, type CompactionResult, type SummaryProgress } from "../../compaction/index.js";
 import type { PreparedCompaction } from "../../../protocol/methods.js";
 import type { CompactionSnapshot } from "./context-budget.js";
-import type { EventFields } from "../session-events.js";
+import type { EventFields } from "../live/session-events.js";
 
 /** What compaction_update carries besides sessionId and seq. */
 export type CompactionUpdate = EventFields<"compaction_update">;

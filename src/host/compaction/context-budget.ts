@@ -10,7 +10,7 @@ import type { AgentMessage } from "../../messages/types.js";
 import { windowAfterOverflow } from "./context-window.js";
 import type { CompactionPorts } from "./ports.js";
 import { ErrorCode, HostError } from "../host-error.js";
-import type { BranchSummarizer } from "../tree-move.js";
+import type { BranchSummarizer } from "../live/tree-move.js";
 
 /**
  * The session as a compaction (or a summary written ahead of time) sees it, read once when it

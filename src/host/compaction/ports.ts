@@ -7,8 +7,8 @@ import type { CompactionSettings } from "../../compaction/index.js";
 import type { ModelInfo, Provider, ProviderError } from "../../llm/types.js";
 import type { SessionFile } from "../../session/session-file.js";
 import type { BeforeCompactHook } from "../ports.js";
-import type { SessionEmitter } from "../session-events.js";
-import type { SessionSettings } from "../session-settings.js";
+import type { SessionEmitter } from "../live/session-events.js";
+import type { SessionSettings } from "../policy/session-settings.js";
 import type { ContextFull } from "./context-full.js";
 import type { LastRequest } from "./last-request.js";
 

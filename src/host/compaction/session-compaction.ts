@@ -34,7 +34,7 @@ import type { CompactionPorts, RunCompaction } from "./ports.js";
 import { wirePreparation } from "./wire-preparation.js";
 import { TruncationWatch } from "./silent-truncation.js";
 import { pruneToolOutputsBeforeRequest } from "./tool-output-prune.js";
-import type { BranchSummarizer } from "../tree-move.js";
+import type { BranchSummarizer } from "../live/tree-move.js";
 
 /** A stored compaction as the compact method and compaction_end report it. */
 export type StoredCompaction = ResultOf<"compact">;

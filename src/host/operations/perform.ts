@@ -6,8 +6,8 @@
 // A front that skips this layer cannot get the `Held` an exclusive operation needs, and the
 // architecture test finds any other way around it (test/architecture/operation-layer.test.ts).
 import { methods, sessionIdOf, type ExclusiveMethod, type MethodName, type ParsedParamsOf, type ScopeOf } from "../../../protocol/index.js";
-import type { Held } from "../exclusive.js";
-import type { LiveSession } from "../live-session.js";
+import type { Held } from "./exclusive.js";
+import type { LiveSession } from "../live/live-session.js";
 
 /** What an operation receives: a `Held` for an exclusive one, else nothing. */
 export type HeldFor<M extends MethodName> = ScopeOf<M> extends "exclusive" ? Held : undefined;

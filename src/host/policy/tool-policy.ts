@@ -4,16 +4,16 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, normalize, resolve } from "node:path";
-import type { SandboxMode } from "../../protocol/settings.js";
+import type { SandboxMode } from "../../../protocol/settings.js";
 import type { Settings } from "./settings.js";
-import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../tools/sandbox.js";
-import { pathKind } from "../tools/sandbox-mounts.js";
-import { isolatedNetworkAvailable } from "../tools/sandbox-net.js";
-import { isInside } from "../tools/paths.js";
-import { seccompFilter } from "../tools/seccomp.js";
-import { toolEnvironment } from "../tools/tool-env.js";
-import type { EditorPorts } from "../tools/editor-ports.js";
-import type { ToolContext } from "../tools/types.js";
+import { DEFAULT_LIMITS, sandboxAvailable, type SandboxNetwork, type SandboxPolicy } from "../../tools/sandbox.js";
+import { pathKind } from "../../tools/sandbox-mounts.js";
+import { isolatedNetworkAvailable } from "../../tools/sandbox-net.js";
+import { isInside } from "../../tools/paths.js";
+import { seccompFilter } from "../../tools/seccomp.js";
+import { toolEnvironment } from "../../tools/tool-env.js";
+import type { EditorPorts } from "../../tools/editor-ports.js";
+import type { ToolContext } from "../../tools/types.js";
 
 // the session's own temp dir is part of its tool context; LiveSession removes it when it closes
 export { removeSessionTempDir } from "./session-temp.js";

@@ -2,7 +2,7 @@
 // each problem is -32602 with a stable data.reason, never an internal error with a raw message.
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { ErrorCode, HostError } from "./host-error.js";
+import { ErrorCode, HostError } from "../host-error.js";
 
 function invalid(reason: string, message: string, path: string): HostError {
   return new HostError(ErrorCode.InvalidParams, message, { reason, path: path.slice(0, 300) });

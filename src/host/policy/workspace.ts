@@ -15,8 +15,8 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { isInside } from "../tools/paths.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { isInside } from "../../tools/paths.js";
+import { ErrorCode, HostError } from "../host-error.js";
 import { isSessionTempName } from "./session-temp.js";
 
 /** Where a cwd came from: what the user asked for, or what a stored session or a file says. */

@@ -3,7 +3,7 @@
 // Numbering starts at 1 for each live incarnation of a session, so each buffer has a stream id:
 // an afterSeq counted in another stream says nothing about this one.
 import { randomUUID } from "node:crypto";
-import type { EventLine, EventName, EventParams } from "../../protocol/index.js";
+import type { EventLine, EventName, EventParams } from "../../../protocol/index.js";
 
 /** A numbered event, typed by the protocol's event table (a listener narrows on `type`). */
 export type SessionEvent = EventLine;

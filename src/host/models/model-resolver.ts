@@ -3,13 +3,13 @@
 // bare id works where exactly one provider knows it. Each model's window comes from the most
 // trustworthy source there is: the user's settings, what the server reported, the catalog, else
 // a conservative default that says it is one.
-import type { Settings } from "./settings.js";
-import { catalogEntry, catalogOwner, catalogModels } from "../llm/catalog-lookup.js";
-import type { DiscoveredModel } from "../llm/discovery/index.js";
-import { SCRIPTED_MODEL } from "../llm/models.js";
-import { hasKey, type ResolvedProvider } from "../llm/provider-config.js";
-import type { ModelInfo, WindowSource } from "../llm/types.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import type { Settings } from "../policy/settings.js";
+import { catalogEntry, catalogOwner, catalogModels } from "../../llm/catalog-lookup.js";
+import type { DiscoveredModel } from "../../llm/discovery/index.js";
+import { SCRIPTED_MODEL } from "../../llm/models.js";
+import { hasKey, type ResolvedProvider } from "../../llm/provider-config.js";
+import type { ModelInfo, WindowSource } from "../../llm/types.js";
+import { ErrorCode, HostError } from "../host-error.js";
 
 export interface ResolverSources {
   providers: ReadonlyMap<string, ResolvedProvider>;

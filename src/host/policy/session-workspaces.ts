@@ -4,11 +4,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { DEMO_FILES } from "../llm/demo-script.js";
-import { pithHome } from "../session/paths.js";
-import type { SessionRef } from "../session/store.js";
+import { DEMO_FILES } from "../../llm/demo-script.js";
+import { pithHome } from "../../session/paths.js";
+import type { SessionRef } from "../../session/store.js";
 import { callerCwd } from "./caller-paths.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { ErrorCode, HostError } from "../host-error.js";
 import { checkWorkspace, realAsFarAsItGoes, type CwdOrigin } from "./workspace.js";
 
 /** A private scratch project with the demo's files, in the OS temp dir (mkdtemp: no other user made it first). */

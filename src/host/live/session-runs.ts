@@ -7,10 +7,10 @@
 // while a run is ending normally (an end-of-run compaction) are the agent's: that run goes on.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import type { RunStopReason } from "../../protocol/index.js";
-import type { Agent, PromptInput, QueuedPrompt } from "../agent/agent.js";
-import type { ImageContent } from "../messages/types.js";
-import type { SessionFile } from "../session/session-file.js";
+import type { RunStopReason } from "../../../protocol/index.js";
+import type { Agent, PromptInput, QueuedPrompt } from "../../agent/agent.js";
+import type { ImageContent } from "../../messages/types.js";
+import type { SessionFile } from "../../session/session-file.js";
 import { saveQueue, savedQueue, type QueueChange } from "./prompt-queue.js";
 import { untilStored } from "./session-agent.js";
 import type { EventFields } from "./session-events.js";

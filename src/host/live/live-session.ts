@@ -4,24 +4,24 @@
 // (operations/perform.ts) by the method's row; they take the `Held` it hands out. Reads answer at once. Every change is stored before it
 // is announced; events carry a per-session sequence number (session-events.ts).
 import type { Logger } from "pino";
-import type { EventName, ResultOf } from "../../protocol/index.js";
-import type { Agent } from "../agent/agent.js";
-import type { CompactionSettings } from "../compaction/index.js";
-import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
-import type { ImageContent } from "../messages/types.js";
-import type { SessionFile } from "../session/session-file.js";
-import { ErrorCode, HostError } from "./host-error.js";
-import { ExclusiveSlot, type Held } from "./exclusive.js";
-import type { PermissionMode, SessionListener, SessionQuestions } from "./ports.js";
+import type { EventName, ResultOf } from "../../../protocol/index.js";
+import type { Agent } from "../../agent/agent.js";
+import type { CompactionSettings } from "../../compaction/index.js";
+import type { ModelInfo, Provider, ThinkingLevel } from "../../llm/types.js";
+import type { ImageContent } from "../../messages/types.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { ErrorCode, HostError } from "../host-error.js";
+import { ExclusiveSlot, type Held } from "../operations/exclusive.js";
+import type { PermissionMode, SessionListener, SessionQuestions } from "../ports.js";
 import { runHooks } from "./run-hooks.js";
-import { LastRequest } from "./compaction/last-request.js";
+import { LastRequest } from "../compaction/last-request.js";
 import { buildSessionAgent, storedModel } from "./session-agent.js";
-import { SessionCompaction } from "./compaction/session-compaction.js";
+import { SessionCompaction } from "../compaction/session-compaction.js";
 import { SessionEvents, type EventFields, type Subscription } from "./session-events.js";
 import { SessionRuns } from "./session-runs.js";
-import { SessionSettings } from "./session-settings.js";
+import { SessionSettings } from "../policy/session-settings.js";
 import { sessionStats } from "./session-stats.js";
-import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "./tool-policy.js";
+import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "../policy/tool-policy.js";
 import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
 

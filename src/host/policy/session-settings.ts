@@ -2,9 +2,9 @@
 // automatic compaction on or off and its threshold, the permission mode last set on the session, and the context
 // windows learned from the endpoint's overflow errors (per model id), so a reopened session keeps
 // what it learned and what the user chose.
-import type { SessionFile } from "../session/session-file.js";
-import { SESSION_SETTINGS_TYPE } from "../session/types.js";
-import type { PermissionMode } from "./ports.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { SESSION_SETTINGS_TYPE } from "../../session/types.js";
+import type { PermissionMode } from "../ports.js";
 
 export interface StoredSessionSettings {
   autoCompaction?: boolean;

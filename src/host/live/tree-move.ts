@@ -1,9 +1,9 @@
 // navigateTree: moving the session's leaf to another entry, optionally summarizing the branch
 // being left into a branch_summary entry first. A move without a summary reads nothing (a pointer
 // moves and a marker is appended); only a summary parses the two paths, without caching them.
-import { prepareBranchSummary, summarizeBranch, CompactionAbortedError, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../compaction/index.js";
-import type { SessionFile } from "../session/session-file.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { prepareBranchSummary, summarizeBranch, CompactionAbortedError, type CompactionSettings, type SummarizerLimits, type SummarizerPort } from "../../compaction/index.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { ErrorCode, HostError } from "../host-error.js";
 import type { EventFields } from "./session-events.js";
 
 export interface TreeMoveResult {

@@ -2,13 +2,13 @@
 // connection pool) while the provider's settings stay the same. The offline script is not here:
 // it keeps its place in the script, so each session has its own (host-models.ts).
 import type { Logger } from "pino";
-import { AnthropicProvider } from "../llm/anthropic.js";
-import { OllamaProvider } from "../llm/ollama.js";
-import { OpenAICompletionsProvider } from "../llm/openai-completions.js";
-import { OpenAIResponsesProvider } from "../llm/openai-responses.js";
-import { providerKey, type ResolvedProvider } from "../llm/provider-config.js";
-import type { ModelInfo, Provider } from "../llm/types.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { AnthropicProvider } from "../../llm/anthropic.js";
+import { OllamaProvider } from "../../llm/ollama.js";
+import { OpenAICompletionsProvider } from "../../llm/openai-completions.js";
+import { OpenAIResponsesProvider } from "../../llm/openai-responses.js";
+import { providerKey, type ResolvedProvider } from "../../llm/provider-config.js";
+import type { ModelInfo, Provider } from "../../llm/types.js";
+import { ErrorCode, HostError } from "../host-error.js";
 
 export class ProviderPool {
   private readonly built = new Map<string, Provider>();

@@ -1,8 +1,8 @@
 // getSessionStats: counts over every message entry in the file, on every branch (what the
 // session cost, not what its current context holds).
-import type { ResultOf } from "../../protocol/index.js";
-import type { SessionFile } from "../session/session-file.js";
-import { addCost, emptyCost, type SummaryCost } from "../compaction/cost.js";
+import type { ResultOf } from "../../../protocol/index.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { addCost, emptyCost, type SummaryCost } from "../../compaction/cost.js";
 
 export function sessionStats(file: SessionFile): ResultOf<"getSessionStats"> {
   const counts: Record<string, number> = {};

@@ -3,13 +3,13 @@
 // thinking level changes; the session keeps the overhead (prompt and tool definitions, in tokens)
 // since every request carries it.
 import type { Logger } from "pino";
-import { Agent, toolSpecsOf, type AgentHooks } from "../agent/agent.js";
-import { buildSystemPrompt } from "../agent/system-prompt.js";
-import { estimateTextTokens } from "../compaction/index.js";
-import type { ModelInfo, Provider, ThinkingLevel } from "../llm/types.js";
-import type { SessionFile } from "../session/session-file.js";
-import { createCodingTools } from "../tools/index.js";
-import type { ToolPolicy } from "./tool-policy.js";
+import { Agent, toolSpecsOf, type AgentHooks } from "../../agent/agent.js";
+import { buildSystemPrompt } from "../../agent/system-prompt.js";
+import { estimateTextTokens } from "../../compaction/index.js";
+import type { ModelInfo, Provider, ThinkingLevel } from "../../llm/types.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { createCodingTools } from "../../tools/index.js";
+import type { ToolPolicy } from "../policy/tool-policy.js";
 
 export interface SessionAgentOptions {
   file: SessionFile;

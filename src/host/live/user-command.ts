@@ -3,12 +3,12 @@
 // the model with the next prompt. Like the model's commands, its cut output is kept in the
 // session's own temp dir (removed when the session closes, not left in the shared temp dir), and
 // output past the limit kills it: the daemon reads every byte, whoever typed the command.
-import type { BashExecutionMessage } from "../messages/types.js";
-import type { SessionFile } from "../session/session-file.js";
-import { bashTool } from "../tools/bash.js";
-import type { ToolError } from "../tools/types.js";
+import type { BashExecutionMessage } from "../../messages/types.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { bashTool } from "../../tools/bash.js";
+import type { ToolError } from "../../tools/types.js";
 import type { EventFields } from "./session-events.js";
-import type { ToolPolicy } from "./tool-policy.js";
+import type { ToolPolicy } from "../policy/tool-policy.js";
 
 export interface UserCommandResult {
   output: string;

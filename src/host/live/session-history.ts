@@ -1,10 +1,10 @@
 // getHistory: what the context no longer holds. The active branch as stored, up to the latest
 // compaction's first kept entry, for a client that shows the whole branch; and the compactions on
 // the branch with their details, so a marker drawn after a reload reads as it did live.
-import type { AgentMessage, ResultOf } from "../../protocol/index.js";
-import { entryToMessage } from "../session/context.js";
-import type { SessionFile } from "../session/session-file.js";
-import type { CompactionEntry } from "../session/types.js";
+import type { AgentMessage, ResultOf } from "../../../protocol/index.js";
+import { entryToMessage } from "../../session/context.js";
+import type { SessionFile } from "../../session/session-file.js";
+import type { CompactionEntry } from "../../session/types.js";
 
 type History = ResultOf<"getHistory">;
 

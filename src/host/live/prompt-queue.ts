@@ -2,10 +2,10 @@
 // queue (a bookkeeping entry), synced when a prompt is queued, so an accepted prompt survives a
 // crash and is restored when the session is opened again.
 import type { Logger } from "pino";
-import type { QueuedPrompt } from "../agent/agent.js";
-import { messageText } from "../messages/types.js";
-import type { SessionFile } from "../session/session-file.js";
-import { PROMPT_QUEUE_TYPE } from "../session/types.js";
+import type { QueuedPrompt } from "../../agent/agent.js";
+import { messageText } from "../../messages/types.js";
+import type { SessionFile } from "../../session/session-file.js";
+import { PROMPT_QUEUE_TYPE } from "../../session/types.js";
 
 export type QueueChange = "queued" | "delivered" | "dropped";
 

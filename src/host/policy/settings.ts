@@ -18,10 +18,10 @@
 import { closeSync } from "node:fs";
 import { join } from "node:path";
 import type { z } from "zod";
-import { Settings as SettingsShape, type SettingsWarning } from "../../protocol/methods.js";
-import { pithHome } from "../session/paths.js";
-import { openDirectoryNoFollowSync, readRegularFileSync, type RegularRead } from "../os/regular-file.js";
-import { canVerifyDescriptors } from "../tools/confined-fs.js";
+import { Settings as SettingsShape, type SettingsWarning } from "../../../protocol/methods.js";
+import { pithHome } from "../../session/paths.js";
+import { openDirectoryNoFollowSync, readRegularFileSync, type RegularRead } from "../../os/regular-file.js";
+import { canVerifyDescriptors } from "../../tools/confined-fs.js";
 
 /** The settings file's shape is the protocol's (getSettings returns it); unknown keys are errors. */
 export const settingsSchema = SettingsShape.strict();

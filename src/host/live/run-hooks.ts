@@ -4,16 +4,16 @@
 // provider errors retried with backoff, a failed run reported as an `error` event, and a question
 // before a tool runs when the session says so (a question the user cancels stops the run like an
 // abort). It calls the ports below, each with one job, and nothing else of the session.
-import type { AgentHooks, QueuedPrompt } from "../agent/agent.js";
-import { CompactionAbortedError } from "../compaction/index.js";
-import type { ProviderError } from "../llm/types.js";
-import type { ToolCall } from "../messages/types.js";
-import type { ContextFull } from "./compaction/context-full.js";
-import type { RunCompaction } from "./compaction/ports.js";
-import { ErrorCode } from "./host-error.js";
+import type { AgentHooks, QueuedPrompt } from "../../agent/agent.js";
+import { CompactionAbortedError } from "../../compaction/index.js";
+import type { ProviderError } from "../../llm/types.js";
+import type { ToolCall } from "../../messages/types.js";
+import type { ContextFull } from "../compaction/context-full.js";
+import type { RunCompaction } from "../compaction/ports.js";
+import { ErrorCode } from "../host-error.js";
 import type { QueueChange } from "./prompt-queue.js";
 import type { SessionEmitter } from "./session-events.js";
-import type { PermissionAsker, PermissionMode } from "./ports.js";
+import type { PermissionAsker, PermissionMode } from "../ports.js";
 
 /** Whether a tool call may run: the session's mode, the question to a client, what the user allowed for good. */
 interface ToolPermission {

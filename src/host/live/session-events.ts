@@ -5,11 +5,11 @@
 // a render. On a shared store an
 // event waits until the lines written before it are durable (durable-sink.ts): a client never
 // sees a message_end for an entry a crash of this node could still lose.
-import type { EventName, EventParams } from "../../protocol/index.js";
-import type { AgentEvent } from "../agent/events.js";
-import type { DurableSink } from "../session/durable-sink.js";
+import type { EventName, EventParams } from "../../../protocol/index.js";
+import type { AgentEvent } from "../../agent/events.js";
+import type { DurableSink } from "../../session/durable-sink.js";
 import { EventBuffer, type SessionEvent, type UnnumberedEvent } from "./event-buffer.js";
-import type { SessionListener } from "./ports.js";
+import type { SessionListener } from "../ports.js";
 
 /** An event's own fields: sessionId and seq are added when it is numbered. */
 export type EventFields<E extends EventName> = Omit<EventParams<E>, "sessionId" | "seq">;

@@ -1,11 +1,11 @@
 // The models a session can use, from the settings in effect for its cwd and the environment's
 // keys: which providers exist, what a name means, and the model a new session starts with.
-import { DEFAULT_MODEL_ID, SCRIPTED_MODEL } from "../llm/models.js";
-import { hasKey, resolveProviders, type ResolvedProvider } from "../llm/provider-config.js";
-import type { ModelInfo } from "../llm/types.js";
-import type { DiscoveredModel } from "../llm/discovery/index.js";
+import { DEFAULT_MODEL_ID, SCRIPTED_MODEL } from "../../llm/models.js";
+import { hasKey, resolveProviders, type ResolvedProvider } from "../../llm/provider-config.js";
+import type { ModelInfo } from "../../llm/types.js";
+import type { DiscoveredModel } from "../../llm/discovery/index.js";
 import { ModelResolver } from "./model-resolver.js";
-import type { Settings } from "./settings.js";
+import type { Settings } from "../policy/settings.js";
 
 /** The model a vendor's key alone starts sessions with, in this order. */
 const VENDOR_DEFAULTS: readonly { provider: string; model: string }[] = [

@@ -2,17 +2,17 @@
 // it serves (provider-discovery.ts), and the models a session's settings make available.
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
-import { SCRIPTED_MODEL } from "../llm/models.js";
-import { DemoProvider, demoPace } from "../llm/demo-model.js";
-import { ScriptedProvider, scriptSchema, type Script } from "../llm/scripted.js";
-import { capReplies } from "../llm/reply-cap.js";
-import type { ModelInfo, Provider } from "../llm/types.js";
-import type { DiscoveryState } from "../llm/discovery/index.js";
-import type { ResolvedProvider } from "../llm/provider-config.js";
+import { SCRIPTED_MODEL } from "../../llm/models.js";
+import { DemoProvider, demoPace } from "../../llm/demo-model.js";
+import { ScriptedProvider, scriptSchema, type Script } from "../../llm/scripted.js";
+import { capReplies } from "../../llm/reply-cap.js";
+import type { ModelInfo, Provider } from "../../llm/types.js";
+import type { DiscoveryState } from "../../llm/discovery/index.js";
+import type { ResolvedProvider } from "../../llm/provider-config.js";
 import { ProviderDiscovery } from "./provider-discovery.js";
 import { ProviderPool } from "./provider-pool.js";
 import { sessionModels, type SessionModels } from "./session-models.js";
-import type { Settings } from "./settings.js";
+import type { Settings } from "../policy/settings.js";
 
 /**
  * PITH_OFFLINE_SCRIPT: a JSON file of scripted turns ({"turns": [...]}, llm/scripted.ts) the

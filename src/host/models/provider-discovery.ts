@@ -1,9 +1,9 @@
 // What each configured server says it serves, asked once per provider for the daemon's life (see
 // src/llm/discovery). The vendors' built-in providers are not asked: the catalog covers them, and
 // OpenAI's listing names no windows. A provider without its key is not asked either.
-import { DiscoveryCache, discoverModels, type DiscoveryState } from "../llm/discovery/index.js";
-import { hasKey, providerKey, type ResolvedProvider } from "../llm/provider-config.js";
-import type { DiscoveredModel } from "../llm/discovery/index.js";
+import { DiscoveryCache, discoverModels, type DiscoveryState } from "../../llm/discovery/index.js";
+import { hasKey, providerKey, type ResolvedProvider } from "../../llm/provider-config.js";
+import type { DiscoveredModel } from "../../llm/discovery/index.js";
 
 export class ProviderDiscovery {
   private readonly caches = new Map<string, DiscoveryCache>();

@@ -1,7 +1,7 @@
 // What the daemon says once at start about the sandbox: the model's bash runs unconfined unless
 // bubblewrap works (or the user chose so), and shares the host's network without slirp4netns.
 import type { Logger } from "pino";
-import { sandboxAvailable } from "../tools/sandbox.js";
+import { sandboxAvailable } from "../../tools/sandbox.js";
 import { resolveSettings, type Settings } from "./settings.js";
 import { sandboxNetwork } from "./tool-policy.js";
 

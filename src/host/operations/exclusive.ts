@@ -4,13 +4,13 @@
 // is in progress, never queued behind it (a client that wants to wait subscribes and retries).
 // A closing session refuses everything with SessionNotFound: it is about to be gone.
 //
-// Only the operation layer (operations/perform.ts) admits here, by the method's row: what it
+// Only the operation layer (perform.ts, beside this file) admits here, by the method's row: what it
 // holds the slot as, and whether it may join a running run. The exclusive operations of
 // LiveSession take the `Held` this gate hands out, so one that skips the gate does not compile.
-import { methods, type Activity, type ExclusiveMethod, type ParsedParamsOf } from "../../protocol/index.js";
-import { ErrorCode, HostError } from "./host-error.js";
+import { methods, type Activity, type ExclusiveMethod, type ParsedParamsOf } from "../../../protocol/index.js";
+import { ErrorCode, HostError } from "../host-error.js";
 
-export type { Activity } from "../../protocol/index.js";
+export type { Activity } from "../../../protocol/index.js";
 
 declare const admitted: unique symbol;
 /** Proof that the gate let an exclusive operation in; `signal` fires when abort() cancels it. */

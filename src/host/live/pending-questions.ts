@@ -10,8 +10,8 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { serverRequests, type PendingRequest, type RequestOutcome, type RequestResolution, type ServerRequestName, type ServerRequestParams } from "../../protocol/index.js";
-import type { QuestionClient, SessionQuestions } from "./ports.js";
+import { serverRequests, type PendingRequest, type RequestOutcome, type RequestResolution, type ServerRequestName, type ServerRequestParams } from "../../../protocol/index.js";
+import type { QuestionClient, SessionQuestions } from "../ports.js";
 
 type Answer<R extends ServerRequestName> = z.output<(typeof serverRequests)[R]["result"]>;
 

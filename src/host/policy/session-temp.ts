@@ -8,7 +8,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pidAlive } from "../os/pid-alive.js";
+import { pidAlive } from "../../os/pid-alive.js";
 
 const NAME = /^pith-(\d+)-[0-9a-f]{8,32}-/;
 
