@@ -105,6 +105,15 @@ async function nextRun({ d, sessionId }: Session, runId: string, from: number): 
   return { runId: start.runId, events: events.slice(events.indexOf(start)) };
 }
 
+/** The run `runId` ends with `stopReason`, and the next run stores both queued prompts first and answers them. */
+async function endsThenNextRunTakesBoth(s: Session, runId: string, from: number, requestsFrom: number, stopReason: string): Promise<void> {
+  const events = await s.d.peer.runEvents(s.sessionId, runId, from);
+  assert.equal(agentEnd(events).stopReason, stopReason);
+  const next = await nextRun(s, runId, from);
+  assert.deepEqual(userStarts(next.events), [STEER, FOLLOW]);
+  await assertDelivered(s, requestsFrom);
+}
+
 const userStarts = (events: Ev[]) => byType(events, "message_start").filter((e) => e.message.role === "user").map((e) => textOf(e.message));
 
 test("during the end-of-run compaction: a steer and a follow-up answered with the run's runId are run by that run (it goes on rather than ending)", async (t) => {
@@ -167,11 +176,7 @@ test("during an overflow compaction whose retried call overflows again: the queu
   await poll(() => summarizerRequests(before)[0], "the summarizer request");
   await queueBoth(s, runId);
   hold.open();
-  const events = await s.d.peer.runEvents(s.sessionId, runId, from);
-  assert.equal(agentEnd(events).stopReason, "error");
-  const next = await nextRun(s, runId, from);
-  assert.deepEqual(userStarts(next.events), [STEER, FOLLOW]);
-  await assertDelivered(s, before);
+  await endsThenNextRunTakesBoth(s, runId, from, before, "error");
 });
 
 test("while a summary written ahead of time is being applied at the end of a run: the run goes on with the queued prompts", async (t) => {
@@ -210,11 +215,7 @@ test("during a retry's wait, when the retried call then fails: the queued prompt
   await s.d.peer.waitEvent((e) => e.sessionId === s.sessionId && e.type === "retry_start", "retry_start", from);
   await queueBoth(s, runId);
   hold.open();
-  const events = await s.d.peer.runEvents(s.sessionId, runId, from);
-  assert.equal(agentEnd(events).stopReason, "error");
-  const next = await nextRun(s, runId, from);
-  assert.deepEqual(userStarts(next.events), [STEER, FOLLOW]);
-  await assertDelivered(s, before);
+  await endsThenNextRunTakesBoth(s, runId, from, before, "error");
 });
 
 test("while a tool runs on the last turn the run may take (max_turns): both queued prompts start the next run, none is stored unanswered", async (t) => {
@@ -246,11 +247,7 @@ test("a follow-up queued on a run that ends at the output limit (length) starts 
   await poll(() => modelRequests(before)[0], "the first model request");
   await queueBoth(s, runId);
   hold.open();
-  const events = await s.d.peer.runEvents(s.sessionId, runId, from);
-  assert.equal(agentEnd(events).stopReason, "length");
-  const next = await nextRun(s, runId, from);
-  assert.deepEqual(userStarts(next.events), [STEER, FOLLOW]);
-  await assertDelivered(s, before);
+  await endsThenNextRunTakesBoth(s, runId, from, before, "length");
 });
 
 test("abort drops what is queued and says so (prompts_dropped, before agent_end); a close keeps it for the reopen", async (t) => {
