@@ -20,7 +20,6 @@ if (postgresSkip) process.stderr.write(`[answered-durable tests] skipped: ${post
 
 const OTHER_MODEL = { id: "other-model", contextWindow: 50_000, maxOutputTokens: 4_000 };
 const DELAY_MS = 300;
-const ROUNDS = 2;
 
 /** The session's stored lines, straight from the database. */
 async function storedLines(server: Postgres, sessionId: string): Promise<string[]> {
@@ -87,32 +86,6 @@ async function world(t: TestContext) {
   return { server, link, fake };
 }
 
-test("ACP on PostgreSQL with a slowed commit: kill -9 at each answer loses nothing", { skip: postgresSkip, timeout: 180_000 }, async (t) => {
-  const { server, link, fake } = await world(t);
-  const lost: string[] = [];
-  for (const op of OPERATIONS) {
-    for (let round = 0; round < ROUNDS; round++) {
-      const home = tempDir(t);
-      const cwd = tempDir(t);
-      writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL, OTHER_MODEL], model: SMALL_MODEL.id });
-      link.delayMs = 0;
-      const a = await startAcp(t, { home, fake, cwd, args: ["--store", link.url] });
-      await a.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-      const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
-      link.delayMs = DELAY_MS;
-      const answered = performance.now();
-      await op.send(a, s.sessionId, fake);
-      a.proc.kill("SIGKILL");
-      const ms = performance.now() - answered;
-      await new Promise((resolve) => a.proc.once("exit", resolve));
-      const lines = await storedLines(server, s.sessionId);
-      if (!lines.some(op.stored)) lost.push(`${op.name} (round ${round + 1}, answered in ${ms.toFixed(0)} ms)`);
-      else t.diagnostic(`${op.name}: answered in ${ms.toFixed(0)} ms, stored`);
-    }
-  }
-  assert.deepEqual(lost, [], "every acknowledged change is in the database after kill -9");
-});
-
 /** The same changes over pith's own protocol (stdio JSON-RPC): the one operation layer answers both fronts alike. */
 const RPC_OPERATIONS: { name: string; send(d: RpcDaemon, sessionId: string): Promise<unknown>; stored: (line: string) => boolean }[] = [
   { name: "setPermissionMode", send: (d, sessionId) => d.peer.request("setPermissionMode", { sessionId, mode: "readonly" }), stored: OPERATIONS[0].stored },
@@ -121,22 +94,47 @@ const RPC_OPERATIONS: { name: string; send(d: RpcDaemon, sessionId: string): Pro
   { name: "setAutoCompactionEnabled", send: (d, sessionId) => d.peer.request("setAutoCompactionEnabled", { sessionId, enabled: false }), stored: OPERATIONS[4].stored },
 ];
 
-test("JSON-RPC on PostgreSQL with a slowed commit: kill -9 at each answer loses nothing either", { skip: postgresSkip, timeout: 120_000 }, async (t) => {
+/** A fresh home whose settings know both models. */
+function homeWithModels(t: TestContext): string {
+  const home = tempDir(t);
+  writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL, OTHER_MODEL], model: SMALL_MODEL.id });
+  return home;
+}
+
+test("on PostgreSQL with a slowed commit, kill -9 at each answer loses nothing: ACP, and JSON-RPC alike", { skip: postgresSkip, timeout: 180_000 }, async (t) => {
   const { server, link, fake } = await world(t);
   const lost: string[] = [];
-  for (const op of RPC_OPERATIONS) {
-    const home = tempDir(t);
+  const check = async (name: string, sessionId: string, ms: number, stored: (line: string) => boolean) => {
+    if (!(await storedLines(server, sessionId)).some(stored)) lost.push(`${name} (answered in ${ms.toFixed(0)} ms)`);
+    else t.diagnostic(`${name}: answered in ${ms.toFixed(0)} ms, stored`);
+  };
+  for (const op of OPERATIONS) {
     const cwd = tempDir(t);
-    writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL, OTHER_MODEL], model: SMALL_MODEL.id });
     link.delayMs = 0;
-    const d = startRpcDaemon(t, { home, fake, cwd, args: ["--store", link.url] });
+    const a = await startAcp(t, { home: homeWithModels(t), fake, cwd, args: ["--store", link.url] });
+    await a.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+    const s = await a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    link.delayMs = DELAY_MS;
+    const sent = performance.now();
+    await op.send(a, s.sessionId, fake);
+    a.proc.kill("SIGKILL");
+    const ms = performance.now() - sent;
+    await new Promise((resolve) => a.proc.once("exit", resolve));
+    await check(`ACP ${op.name}`, s.sessionId, ms, op.stored);
+  }
+  for (const op of RPC_OPERATIONS) {
+    const cwd = tempDir(t);
+    link.delayMs = 0;
+    const d = startRpcDaemon(t, { home: homeWithModels(t), fake, cwd, args: ["--store", link.url] });
     await d.peer.initialize();
     const s = await d.peer.request("createSession", { cwd });
     link.delayMs = DELAY_MS;
+    const sent = performance.now();
     await op.send(d, s.sessionId);
     d.proc.kill("SIGKILL");
+    const ms = performance.now() - sent;
     await new Promise((resolve) => d.proc.once("exit", resolve));
-    if (!(await storedLines(server, s.sessionId)).some(op.stored)) lost.push(op.name);
+    await check(`JSON-RPC ${op.name}`, s.sessionId, ms, op.stored);
   }
   assert.deepEqual(lost, [], "every acknowledged change is in the database after kill -9");
 });
