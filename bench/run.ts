@@ -8,6 +8,7 @@ import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
 import { runHostileLoadsBench } from "./hostile-loads.bench.js";
+import { runOperationsBench } from "./operations.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
 import { runPgStoreBench } from "./pg-store.bench.js";
 import { runProvidersBench } from "./providers/index.js";
@@ -44,6 +45,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "shapes", run: () => runShapesBench() },
   { name: "client", run: () => runClientReadBench() },
   { name: "acp", run: () => runAcpBench() },
+  { name: "operations", run: () => runOperationsBench() },
   { name: "providers", run: () => runProvidersBench() },
   { name: "prune", run: () => runPruneBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
