@@ -11,7 +11,6 @@ import type { SessionHost } from "../host/session-host.js";
 import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, QuestionClient, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/live/event-buffer.js";
-import { WRITING_TOOLS } from "../host/live/run-hooks.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
 import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 
@@ -64,7 +63,7 @@ export class AcpSession {
       cwd: this.live.file.cwd,
       compaction: opts.compaction,
       notices: opts.notices,
-      awaitsPermission: (name) => this.live.permissionMode === "ask" && WRITING_TOOLS.has(name) && !this.allowedAlways.has(name),
+      awaitsPermission: (name) => this.live.asksFirst(name) && !this.allowedAlways.has(name),
     });
     this.listener = (event) => this.onEvent(event);
     this.live.subscribe(this.listener);

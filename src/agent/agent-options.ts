@@ -5,7 +5,7 @@
 import type { AgentMessage, ToolCall, Usage } from "../messages/types.js";
 import type { ModelInfo, Provider, ProviderError, ThinkingLevel, ToolSpec } from "../llm/types.js";
 import type { SessionFile } from "../session/session-file.js";
-import type { Tool, ToolContext } from "../tools/types.js";
+import type { Tool, ToolContext, ToolEffects } from "../tools/types.js";
 import type { AgentEvent, RunError, RunStopReason } from "./events.js";
 import type { QueuedPrompt } from "./pending-prompts.js";
 
@@ -26,8 +26,8 @@ export interface AgentHooks {
   onModelError?: (error: ProviderError, info: { runId: string; attempt: number; signal: AbortSignal }) => Promise<ModelErrorDecision>;
   /** after the last model call of a run, before agent_end (a run includes what this does, e.g. a compaction) */
   beforeEnd?: (info: { runId: string; stopReason: RunStopReason; error?: RunError; signal: AbortSignal }) => Promise<void>;
-  /** before a tool runs: refuse it with a reason the model will see */
-  canRunTool?: (call: ToolCall, signal: AbortSignal) => Promise<{ allow: true } | { allow: false; reason: string }>;
+  /** before a tool runs (`effects`: what the tool declares it may do): refuse it with a reason the model will see */
+  canRunTool?: (call: ToolCall, signal: AbortSignal, effects: ToolEffects) => Promise<{ allow: true } | { allow: false; reason: string }>;
   /** the steer / follow-up queue changed (a prompt queued or delivered): what it holds now */
   queueChanged?: (queue: QueuedPrompt[], change: "queued" | "delivered") => void;
   /**

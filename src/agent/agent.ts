@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { emptyUsage, type AgentMessage, type ImageContent, type TextContent, type ToolCall, type Usage } from "../messages/types.js";
 import type { ToolSpec } from "../llm/types.js";
+import type { ToolEffects } from "../tools/types.js";
 import type { AgentOptions, RunResult, RunScope } from "./agent-options.js";
 import type { AgentEvent, AgentEventListener, RunError, RunStopReason } from "./events.js";
 import { callModel } from "./model-call.js";
@@ -43,6 +44,11 @@ export class Agent {
   readonly options: AgentOptions;
 
   private readonly toolSpecs: readonly ToolSpec[];
+
+  /** What the agent's tool `name` declares it may do; "unknown" for a tool it does not have. */
+  effectsOf(name: string): ToolEffects {
+    return this.options.tools.find((t) => t.name === name)?.effects ?? "unknown";
+  }
 
   constructor(options: AgentOptions) {
     this.options = options;

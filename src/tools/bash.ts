@@ -47,6 +47,7 @@ export type { BashDetails } from "./bash-result.js";
 
 export const bashTool: Tool<BashParams> = {
   name: "bash",
+  effects: "run",
   description:
     `Run a shell command (bash -c) in the working directory; stdout and stderr come back combined. ` +
     `Only the last ${MAX_LINES} lines or ${formatSize(MAX_BYTES)} are shown; longer output is saved to a file ` +

@@ -29,6 +29,7 @@ export type EditParams = z.infer<typeof schema>;
 
 export const editTool: Tool<EditParams> = {
   name: "edit",
+  effects: "write",
   description:
     "Edit a file by replacing text: oldText must match the file exactly (whitespace and indentation included) " +
     "and occur exactly once; it is replaced by newText. Read the file first, and add surrounding lines to oldText " +

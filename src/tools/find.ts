@@ -25,6 +25,7 @@ export type FindParams = z.infer<typeof schema>;
 
 export const findTool: Tool<FindParams> = {
   name: "find",
+  effects: "read",
   description:
     `Find files by glob pattern (*, **, ?, {a,b}, [abc]). A pattern without "/" matches file names at any ` +
     `depth; one with "/" matches the path relative to the search directory. Returns sorted paths relative ` +

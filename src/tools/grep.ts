@@ -38,6 +38,7 @@ export type GrepParams = z.infer<typeof schema>;
 
 export const grepTool: Tool<GrepParams> = {
   name: "grep",
+  effects: "read",
   description:
     `Search file contents for a regular expression. Returns matching lines as "file:line: text", with file ` +
     `paths relative to the searched directory; context lines (if asked for) look like "file-line- text". ` +

@@ -21,6 +21,7 @@ export type LsParams = z.infer<typeof schema>;
 
 export const lsTool: Tool<LsParams> = {
   name: "ls",
+  effects: "read",
   description:
     `List a directory's entries in alphabetical order, hidden files included; directories end with "/". ` +
     `Returns at most ${LS_DEFAULT_LIMIT} entries unless limit says otherwise.`,

@@ -30,6 +30,7 @@ export interface ReadDetails {
 
 export const readTool: Tool<ReadParams> = {
   name: "read",
+  effects: "read",
   description:
     `Read a file. Text comes back with line numbers (number, tab, line), at most ${MAX_LINES} lines or ` +
     `${formatSize(MAX_BYTES)} per call; when more remains, the result ends with a note giving the offset to ` +

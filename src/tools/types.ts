@@ -37,9 +37,21 @@ export interface ToolContext {
 /** What a tool returns (and streams while it runs): the wire's tool_execution_update partial. */
 export type { ToolOutput };
 
+/**
+ * What a tool may do, as it declares it: the permission modes decide from this, never from its
+ * name, so a tool from elsewhere is asked about exactly like a built-in one. `read`: reads only
+ * (runs in every mode); `write`: changes files; `run`: runs commands; `unknown`: it cannot say
+ * (treated as the widest: asked in "ask", refused in "readonly").
+ */
+export type ToolEffects = "read" | "write" | "run" | "unknown";
+
+/** Whether a tool with these effects runs without a question in "ask" and at all in "readonly". */
+export const readsOnly = (effects: ToolEffects): boolean => effects === "read";
+
 export interface Tool<P = unknown> {
   name: string;
   description: string;
+  effects: ToolEffects;
   schema: z.ZodType<P>;
   execute(params: P, ctx: ToolContext): Promise<ToolOutput>;
 }

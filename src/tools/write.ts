@@ -17,6 +17,7 @@ export type WriteParams = z.infer<typeof schema>;
 
 export const writeTool: Tool<WriteParams> = {
   name: "write",
+  effects: "write",
   description:
     "Write a file: creates it (and any missing parent directories) or replaces its entire content. " +
     "For changes to part of an existing file, prefer edit.",

@@ -127,6 +127,7 @@ test("abort during a long bash command kills it and answers the remaining calls"
 test("a steer skips the turn's remaining calls and is delivered after the running tool", async (t) => {
   const slow: Tool<{ ms: number }> = {
     name: "wait",
+    effects: "read",
     description: "waits",
     schema: z.object({ ms: z.number() }),
     async execute(p) {
@@ -228,6 +229,7 @@ test("a prompt queued while the run ends (in beforeEnd) keeps the run going; wha
 test("queueLeft: on the last allowed turn a steer is not stored (max_turns leaves it queued), and an abort's leftovers say aborted", async (t) => {
   const slow: Tool<{ ms: number }> = {
     name: "wait",
+    effects: "read",
     description: "waits",
     schema: z.object({ ms: z.number() }),
     async execute(p) {

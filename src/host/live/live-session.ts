@@ -13,7 +13,7 @@ import type { SessionFile } from "../../session/session-file.js";
 import { ErrorCode, HostError } from "../host-error.js";
 import { ExclusiveSlot, type Held } from "../operations/exclusive.js";
 import type { PermissionMode, SessionListener, SessionQuestions } from "../ports.js";
-import { runHooks } from "./run-hooks.js";
+import { asksFirst, runHooks } from "./run-hooks.js";
 import { LastRequest } from "../compaction/last-request.js";
 import { buildSessionAgent, storedModel } from "./session-agent.js";
 import { SessionCompaction } from "../compaction/session-compaction.js";
@@ -96,6 +96,8 @@ export class LiveSession {
   }
 
   get permissionMode(): PermissionMode { return this.settings.permissionMode; }
+  /** Whether a call of tool `name` waits for the user's word now: "ask" mode, a tool not read-only, not allowed for good. */
+  asksFirst(name: string): boolean { return asksFirst(this.permissionMode, this.agent.effectsOf(name), this.allowedAlways, name); }
 
   // -- events --
   subscribe(listener: SessionListener, afterSeq?: number, streamId?: string): Subscription {

@@ -8,6 +8,7 @@ import type { AgentHooks, QueuedPrompt } from "../../agent/agent.js";
 import { CompactionAbortedError } from "../../compaction/index.js";
 import type { ProviderError } from "../../llm/types.js";
 import type { ToolCall } from "../../messages/types.js";
+import { readsOnly, type ToolEffects } from "../../tools/types.js";
 import type { ContextFull } from "../compaction/context-full.js";
 import type { RunCompaction } from "../compaction/ports.js";
 import { ErrorCode } from "../host-error.js";
@@ -41,12 +42,6 @@ export interface RunPorts {
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
 }
-
-/**
- * The tools that change files or run commands: "readonly" refuses them and "ask" asks before
- * them; read, ls, grep and find run in every mode. (ACP's tool-call statuses follow the same set.)
- */
-export const WRITING_TOOLS: ReadonlySet<string> = new Set(["write", "edit", "bash"]);
 
 export function runHooks(ports: RunPorts): AgentHooks {
   const { compaction, events } = ports;
@@ -84,7 +79,7 @@ export function runHooks(ports: RunPorts): AgentHooks {
       return { action: "stop" };
     },
     replyRoom: () => compaction.replyRoom(),
-    canRunTool: async (call) => permit(ports.sessionId, ports.permission, call),
+    canRunTool: async (call, _signal, effects) => permit(ports.sessionId, ports.permission, call, effects),
     queueChanged: (queue, change) => ports.queue.record(queue, change),
   };
 }
@@ -104,10 +99,15 @@ async function backoff(ports: RunPorts, error: ProviderError, attempt: number, s
   return { action: "retry" };
 }
 
-async function permit(sessionId: string, permission: ToolPermission, call: ToolCall): Promise<{ allow: true } | { allow: false; reason: string }> {
+/** Whether a call needs the user's word in this mode, from what its tool declares (tools/types.ts), never its name. */
+export function asksFirst(mode: PermissionMode, effects: ToolEffects, allowedAlways: ReadonlySet<string>, name: string): boolean {
+  return mode === "ask" && !readsOnly(effects) && !allowedAlways.has(name);
+}
+
+async function permit(sessionId: string, permission: ToolPermission, call: ToolCall, effects: ToolEffects): Promise<{ allow: true } | { allow: false; reason: string }> {
   const mode = permission.mode();
-  if (mode === "readonly" && WRITING_TOOLS.has(call.name)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
-  if (mode !== "ask" || !WRITING_TOOLS.has(call.name) || permission.allowedAlways.has(call.name)) return { allow: true };
+  if (mode === "readonly" && !readsOnly(effects)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
+  if (!asksFirst(mode, effects, permission.allowedAlways, call.name)) return { allow: true };
   const outcome = await permission.ask({ sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
   if (outcome === "allowAlways") permission.allowedAlways.add(call.name);
   if (outcome === "cancel") {
