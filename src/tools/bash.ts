@@ -35,7 +35,8 @@ import { spawnTracked } from "./reaper.js";
 import { SandboxRun } from "./sandbox-run.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
-import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
+import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 const schema = z.object({
   command: z.string().describe("The shell command to run (bash -c), in the working directory"),
@@ -45,7 +46,7 @@ const schema = z.object({
 export type BashParams = z.infer<typeof schema>;
 export type { BashDetails } from "./bash-result.js";
 
-export const bashTool: Tool<BashParams> = {
+export const bashTool = zodTool<BashParams>({
   name: "bash",
   effects: "run",
   description:
@@ -55,7 +56,7 @@ export const bashTool: Tool<BashParams> = {
     `that may not finish; stdin is closed, so interactive programs will not wait for input.`,
   schema,
   execute: (params, ctx) => runBash(params, ctx),
-};
+});
 
 let shellPath: string | undefined;
 

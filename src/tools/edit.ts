@@ -17,7 +17,8 @@ import { editDiff } from "./edit-diff.js";
 import { throwIfAborted } from "./fs-error-messages.js";
 import { looksBinary } from "./lines.js";
 import { resolvePath } from "./paths.js";
-import { ToolError, type Tool } from "./types.js";
+import { ToolError } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 const schema = z.object({
   path: z.string().describe("Path of the file to edit, relative to the working directory or absolute"),
@@ -27,7 +28,7 @@ const schema = z.object({
 
 export type EditParams = z.infer<typeof schema>;
 
-export const editTool: Tool<EditParams> = {
+export const editTool = zodTool<EditParams>({
   name: "edit",
   effects: "write",
   description:
@@ -63,7 +64,7 @@ export const editTool: Tool<EditParams> = {
       },
     );
   },
-};
+});
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const LF = 10;

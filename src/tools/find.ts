@@ -10,8 +10,9 @@ import { globMatcher, type PathMatcher } from "./glob.js";
 import { deniedInside, resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 import { sortInSlices, TimeSlicer } from "./time-slice.js";
-import { ToolError, type Tool } from "./types.js";
+import { ToolError } from "./types.js";
 import { walkFiles } from "./walk.js";
+import { zodTool } from "./zod-tool.js";
 
 const FIND_DEFAULT_LIMIT = 1000;
 
@@ -23,7 +24,7 @@ const schema = z.object({
 
 export type FindParams = z.infer<typeof schema>;
 
-export const findTool: Tool<FindParams> = {
+export const findTool = zodTool<FindParams>({
   name: "find",
   effects: "read",
   description:
@@ -75,4 +76,4 @@ export const findTool: Tool<FindParams> = {
     }
     return { content: [{ type: "text", text }], details: { total: found.length, shown: shownCount } };
   },
-};
+});

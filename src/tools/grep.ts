@@ -17,7 +17,8 @@ import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
 import { deniedInside, resolvePath } from "./paths.js";
 import { sandboxAvailable, withRuntimeDirs, type SandboxMounts } from "./sandbox.js";
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
-import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
+import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 const GREP_DEFAULT_LIMIT = 100;
 /** A search still running after this long is stopped (with what it found so far, where it can tell). */
@@ -36,7 +37,7 @@ const schema = z.object({
 
 export type GrepParams = z.infer<typeof schema>;
 
-export const grepTool: Tool<GrepParams> = {
+export const grepTool = zodTool<GrepParams>({
   name: "grep",
   effects: "read",
   description:
@@ -46,7 +47,7 @@ export const grepTool: Tool<GrepParams> = {
     `by default; lines longer than ${MAX_MATCH_LINE_CHARS} characters are cut.`,
   schema,
   execute: (params, ctx) => runGrep(params, ctx),
-};
+});
 
 type GrepEngine = "auto" | "ripgrep" | "js";
 

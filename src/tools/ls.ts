@@ -8,7 +8,8 @@ import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { resolvePath } from "./paths.js";
 import { MAX_BYTES, formatSize, truncateHead } from "./truncate.js";
 import { sortInSlices } from "./time-slice.js";
-import { ToolError, type Tool } from "./types.js";
+import { ToolError } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 const LS_DEFAULT_LIMIT = 500;
 
@@ -19,7 +20,7 @@ const schema = z.object({
 
 export type LsParams = z.infer<typeof schema>;
 
-export const lsTool: Tool<LsParams> = {
+export const lsTool = zodTool<LsParams>({
   name: "ls",
   effects: "read",
   description:
@@ -74,4 +75,4 @@ export const lsTool: Tool<LsParams> = {
     }
     return { content: [{ type: "text", text }], details: { entries: total, shown: shownCount } };
   },
-};
+});

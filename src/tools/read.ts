@@ -8,7 +8,8 @@ import { fsError, throwIfAborted } from "./fs-error-messages.js";
 import { scanLines } from "./lines.js";
 import { resolvePath } from "./paths.js";
 import { MAX_BYTES, MAX_LINES, formatSize, sliceUtf8Head } from "./truncate.js";
-import { ToolError, type Tool, type ToolContext, type ToolOutput } from "./types.js";
+import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 /** Largest image sent: its base64 (4/3 larger) stays within the API's 5 MB per image. */
 const MAX_IMAGE_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
@@ -28,7 +29,7 @@ export interface ReadDetails {
   truncated: boolean;
 }
 
-export const readTool: Tool<ReadParams> = {
+export const readTool = zodTool<ReadParams>({
   name: "read",
   effects: "read",
   description:
@@ -38,7 +39,7 @@ export const readTool: Tool<ReadParams> = {
     `returned as images. Directories and binary files are refused (use ls, or bash).`,
   schema,
   execute: (params, ctx) => runRead(params, ctx),
-};
+});
 
 async function runRead(params: ReadParams, ctx: ToolContext): Promise<ToolOutput> {
   throwIfAborted(ctx.signal);

@@ -1,7 +1,7 @@
-// What a tool is to the agent: a name, a description and a zod schema the model sees, and an
-// execute function. Tools throw ToolError (or anything) for failures; the agent turns every
+// What a tool is to the agent: a name, a description, what it may do (its effects), the JSON
+// Schema of its parameters the model sees, a check of the model's arguments, and an execute
+// function. Tools throw ToolError (or anything) for failures; the agent turns every
 // throw into an error result for the model, so a failing tool never ends a run.
-import type { z } from "zod";
 import type { ToolOutput } from "../../protocol/events.js";
 import type { EditorPorts } from "./editor-ports.js";
 import type { SandboxPolicy } from "./sandbox.js";
@@ -48,11 +48,21 @@ export type ToolEffects = "read" | "write" | "run" | "unknown";
 /** Whether a tool with these effects runs without a question in "ask" and at all in "readonly". */
 export const readsOnly = (effects: ToolEffects): boolean => effects === "read";
 
+/** A tool's parameters as the providers are told them: a JSON Schema object. */
+export type ToolInputSchema = { type: "object"; [key: string]: unknown };
+
+/**
+ * A tool, wherever it comes from: described to every provider by JSON Schema and checking its own
+ * arguments, so one from elsewhere (an MCP server's) needs no zod. The built-ins are made from
+ * their zod schemas once (zod-tool.ts).
+ */
 export interface Tool<P = unknown> {
   name: string;
   description: string;
   effects: ToolEffects;
-  schema: z.ZodType<P>;
+  inputSchema: ToolInputSchema;
+  /** the model's arguments checked: throws a ToolError saying what is wrong, for the model to correct */
+  parse(args: unknown): P;
   execute(params: P, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { openForReplace, replaceContent, withOpened } from "./confined-fs.js";
 import { throwIfAborted } from "./fs-error-messages.js";
 import { resolvePath } from "./paths.js";
-import { ToolError, type Tool, type ToolContext } from "./types.js";
+import { ToolError, type ToolContext } from "./types.js";
+import { zodTool } from "./zod-tool.js";
 
 const schema = z.object({
   path: z.string().describe("Path of the file to write, relative to the working directory or absolute"),
@@ -15,7 +16,7 @@ const schema = z.object({
 
 export type WriteParams = z.infer<typeof schema>;
 
-export const writeTool: Tool<WriteParams> = {
+export const writeTool = zodTool<WriteParams>({
   name: "write",
   effects: "write",
   description:
@@ -33,7 +34,7 @@ export const writeTool: Tool<WriteParams> = {
       details: { bytes: data.length, created },
     };
   },
-};
+});
 
 /** Writes the file through a checked descriptor; true when it is new. */
 function writeOnDisk(absolute: string, data: Buffer, shown: string, ctx: ToolContext): Promise<boolean> {

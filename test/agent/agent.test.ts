@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { z } from "zod";
-import { Agent, type AgentOptions } from "../../src/agent/agent.js";
+import { Agent, toolSpecsOf, type AgentOptions } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { NOTES_FILES, NOTES_SCRIPT } from "../support/notes-script.js";
 import { SCRIPTED_MODEL } from "../../src/llm/models.js";
@@ -16,6 +16,7 @@ import type { Tool } from "../../src/tools/types.js";
 import { orphans } from "../support/sessions.js";
 import { tempDir } from "../support/tmp.js";
 import { isRunning } from "../tools/helpers.js";
+import { zodTool } from "../../src/tools/zod-tool.js";
 
 function setup(t: Parameters<typeof tempDir>[0], script: Script, extra: Partial<AgentOptions> = {}) {
   const cwd = tempDir(t, "pith-agent-cwd-");
@@ -125,7 +126,7 @@ test("abort during a long bash command kills it and answers the remaining calls"
 });
 
 test("a steer skips the turn's remaining calls and is delivered after the running tool", async (t) => {
-  const slow: Tool<{ ms: number }> = {
+  const slow = zodTool<{ ms: number }>({
     name: "wait",
     effects: "read",
     description: "waits",
@@ -134,7 +135,7 @@ test("a steer skips the turn's remaining calls and is delivered after the runnin
       await new Promise((r) => setTimeout(r, p.ms));
       return { content: [{ type: "text", text: `waited ${p.ms}` }] };
     },
-  };
+  });
   const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 100 } }, { name: "wait", arguments: { ms: 1 } }] }, { text: "ok, changing course" }] }, { tools: [slow as Tool] });
   agent.followUp({ text: "and then this" });
   const running = agent.run({ text: "go" });
@@ -227,7 +228,7 @@ test("a prompt queued while the run ends (in beforeEnd) keeps the run going; wha
 });
 
 test("queueLeft: on the last allowed turn a steer is not stored (max_turns leaves it queued), and an abort's leftovers say aborted", async (t) => {
-  const slow: Tool<{ ms: number }> = {
+  const slow = zodTool<{ ms: number }>({
     name: "wait",
     effects: "read",
     description: "waits",
@@ -236,7 +237,7 @@ test("queueLeft: on the last allowed turn a steer is not stored (max_turns leave
       await new Promise((r) => setTimeout(r, p.ms));
       return { content: [{ type: "text", text: `waited ${p.ms}` }] };
     },
-  };
+  });
   const left: { texts: string[]; stopReason: string; aborted: boolean; beforeEnd: boolean }[] = [];
   let ended = false;
   const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 50 } }] }, { text: "never" }] }, {
@@ -271,3 +272,28 @@ test("queueLeft: on the last allowed turn a steer is not stored (max_turns leave
 function byRole(session: SessionFile, role: "user"): string[] {
   return session.buildContext().messages.filter((m) => m.role === role).map((m) => (m as { content: string }).content);
 }
+
+test("a tool without zod (JSON Schema and its own check, as an MCP server's will be) is offered to the model as it describes itself, and run", async (t) => {
+  const inputSchema = { type: "object" as const, properties: { q: { type: "string" } }, required: ["q"], additionalProperties: false };
+  const seen: unknown[] = [];
+  const lookup: Tool<{ q: string }> = {
+    name: "notes__search",
+    description: "searches notes",
+    effects: "read",
+    inputSchema,
+    parse: (args) => {
+      seen.push(args);
+      if (typeof (args as { q?: unknown }).q !== "string") throw new Error("q must be a string");
+      return args as { q: string };
+    },
+    execute: async (p) => ({ content: [{ type: "text", text: `found ${p.q}` }] }),
+  };
+  assert.deepEqual(toolSpecsOf([lookup as Tool]), [{ name: "notes__search", description: "searches notes", inputSchema }]);
+  const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "notes__search", arguments: { q: "port" } }] }, { text: "done" }] }, { tools: [lookup as Tool] });
+  assert.equal((await agent.run({ text: "search" })).stopReason, "stop");
+  assert.deepEqual(seen, [{ q: "port" }]);
+  const result = session.buildContext().messages.find((m): m is ToolResultMessage => m.role === "toolResult");
+  assert.equal((result?.content[0] as { text: string }).text, "found port");
+  assert.equal(agent.effectsOf("notes__search"), "read");
+  assert.equal(agent.effectsOf("no-such-tool"), "unknown");
+});
