@@ -31,6 +31,18 @@ function setup(t: Parameters<typeof tempDir>[0], script: Script, extra: Partial<
 
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
 
+/** A tool that takes `ms` to answer: a call the run is in the middle of. */
+const slow = zodTool<{ ms: number }>({
+  name: "wait",
+  effects: "read",
+  description: "waits",
+  schema: z.object({ ms: z.number() }),
+  async execute(p) {
+    await new Promise((r) => setTimeout(r, p.ms));
+    return { content: [{ type: "text", text: `waited ${p.ms}` }] };
+  },
+});
+
 test("the demo script runs end to end: read, edit, bash, write, each result stored after its call", async (t) => {
   const { cwd, session, agent, events } = setup(t, { turns: NOTES_SCRIPT.turns.slice(0, 5) });
   const result = await agent.run({ text: "Tidy up the notes" });
@@ -126,16 +138,6 @@ test("abort during a long bash command kills it and answers the remaining calls"
 });
 
 test("a steer skips the turn's remaining calls and is delivered after the running tool", async (t) => {
-  const slow = zodTool<{ ms: number }>({
-    name: "wait",
-    effects: "read",
-    description: "waits",
-    schema: z.object({ ms: z.number() }),
-    async execute(p) {
-      await new Promise((r) => setTimeout(r, p.ms));
-      return { content: [{ type: "text", text: `waited ${p.ms}` }] };
-    },
-  });
   const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 100 } }, { name: "wait", arguments: { ms: 1 } }] }, { text: "ok, changing course" }] }, { tools: [slow as Tool] });
   agent.followUp({ text: "and then this" });
   const running = agent.run({ text: "go" });
@@ -228,16 +230,6 @@ test("a prompt queued while the run ends (in beforeEnd) keeps the run going; wha
 });
 
 test("queueLeft: on the last allowed turn a steer is not stored (max_turns leaves it queued), and an abort's leftovers say aborted", async (t) => {
-  const slow = zodTool<{ ms: number }>({
-    name: "wait",
-    effects: "read",
-    description: "waits",
-    schema: z.object({ ms: z.number() }),
-    async execute(p) {
-      await new Promise((r) => setTimeout(r, p.ms));
-      return { content: [{ type: "text", text: `waited ${p.ms}` }] };
-    },
-  });
   const left: { texts: string[]; stopReason: string; aborted: boolean; beforeEnd: boolean }[] = [];
   let ended = false;
   const { session, agent } = setup(t, { turns: [{ toolCalls: [{ name: "wait", arguments: { ms: 50 } }] }, { text: "never" }] }, {

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { ErrorCodes } from "../../protocol/error-codes.js";
 import { promptTooLong, startFakeAnthropic, textReply, type FakeAnthropic } from "../support/fake-anthropic.js";
-import { startFakeOllama, ollamaText, type FakeOllama } from "../support/fake-ollama.js";
+import { startFakeOllama, type FakeOllama } from "../support/fake-ollama.js";
+import { runCutPrompt } from "../support/cut-prompt.js";
 import { agentEnd, bigText, byType, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
 import { tempDir } from "../support/tmp.js";
@@ -80,20 +81,8 @@ test("automatic compaction off: an overflow ends the run with -32021 and the siz
 });
 
 test("automatic compaction off: a prompt the endpoint cut without saying so is reported as -32021 and not compacted", async (t) => {
-  const home = tempDir(t);
-  const cwd = tempDir(t);
-  writeSettings(home, { providers: { box: { api: "ollama", baseUrl: ollama.url } } });
-  const d = startRpcDaemon(t, { home, cwd });
-  await d.peer.initialize();
-  const s = await d.peer.request("createSession", { cwd, model: "box/qwen3:8b" });
-  await d.peer.request("setAutoCompactionEnabled", { sessionId: s.sessionId, enabled: false });
-  for (let i = 0; i < 3; i++) {
-    ollama.enqueue(ollamaText(`noted ${i}`));
-    assert.equal(agentEnd((await d.peer.runPrompt(s.sessionId, bigText(`PART-${i}`, 2000), 30_000)).events).stopReason, "stop");
-  }
-  ollama.enqueue(ollamaText("I only saw the end of that.", { promptEvalCount: 2000, evalCount: 48 }));
-  const before = ollama.chatRequests.length;
-  const run = await d.peer.runPrompt(s.sessionId, bigText("PART-3", 2000), 30_000);
+  const { d, sessionId, events, requestsBefore: before } = await runCutPrompt(t, ollama, { autoCompaction: false });
+  const run = { events };
   assert.equal(agentEnd(run.events).stopReason, "stop", "the endpoint answered: the run goes on");
   assert.deepEqual(byType(run.events, "compaction_start"), [], "no compaction unasked");
   const errors = byType(run.events, "error");
@@ -105,7 +94,7 @@ test("automatic compaction off: a prompt the endpoint cut without saying so is r
   assert.equal(data.contextWindow, 2048, "the window the report implies is still learned");
   assert.ok(data.contextTokens > data.contextWindow, JSON.stringify(data));
   assert.equal(ollama.chatRequests.length, before + 1, "no summarizer request");
-  assert.deepEqual((await d.peer.request("getHistory", { sessionId: s.sessionId })).compactions, []);
+  assert.deepEqual((await d.peer.request("getHistory", { sessionId })).compactions, []);
   d.endStdin();
   await d.waitExit();
 });

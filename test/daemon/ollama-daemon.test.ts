@@ -7,7 +7,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeOllama, ollamaText, ollamaToolCalls, type FakeOllama } from "../support/fake-ollama.js";
-import { agentEnd, bigText, byType, runPith, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
+import { runCutPrompt } from "../support/cut-prompt.js";
+import { agentEnd, byType, runPith, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
 import { tempDir } from "../support/tmp.js";
 
 let ollama: FakeOllama;
@@ -43,20 +44,8 @@ test("Ollama: the discovered window is the model's and num_ctx; a tool call runs
 });
 
 test("Ollama: a silently cut prompt is detected, the window learned, and the context compacted before the next call", async (t) => {
-  const home = tempDir(t);
-  const cwd = tempDir(t);
-  writeSettings(home, { providers: { box: { api: "ollama", baseUrl: ollama.url } } });
-  const d = startRpcDaemon(t, { home, cwd });
-  await d.peer.initialize();
-  const s = await d.peer.request("createSession", { cwd, model: "box/qwen3:8b" });
-  // three honest turns of ~3k tokens each, then one the server cut to 2,000 tokens
-  for (let i = 0; i < 3; i++) {
-    ollama.enqueue(ollamaText(`noted ${i}`));
-    assert.equal(agentEnd((await d.peer.runPrompt(s.sessionId, bigText(`PART-${i}`, 2000), 30_000)).events).stopReason, "stop");
-  }
-  ollama.enqueue(ollamaText("I only saw the end of that.", { promptEvalCount: 2000, evalCount: 48 }));
-  const before = ollama.chatRequests.length;
-  const run = await d.peer.runPrompt(s.sessionId, bigText("PART-3", 2000), 30_000);
+  const { d, sessionId, events, requestsBefore: before } = await runCutPrompt(t, ollama);
+  const run = { events };
   assert.equal(agentEnd(run.events).stopReason, "stop");
   const cut = byType(run.events, "error").find((e) => (e.data as { truncated?: boolean } | undefined)?.truncated);
   assert.ok(cut, `no truncation error: ${JSON.stringify(byType(run.events, "error"))}`);
@@ -67,7 +56,7 @@ test("Ollama: a silently cut prompt is detected, the window learned, and the con
   assert.ok(data.estimatedTokens > 2000 / 0.7, JSON.stringify(data));
   const started = byType(run.events, "compaction_start");
   assert.deepEqual(started.map((e) => e.reason), ["overflow"]);
-  const state = await d.peer.request("getState", { sessionId: s.sessionId });
+  const state = await d.peer.request("getState", { sessionId });
   assert.equal(state.contextWindow, 2048, "the window the report implies: what it kept plus the reply");
   // the summary request went to the server too, and nothing after the cut reply was a model call on the cut context
   assert.ok(ollama.chatRequests.length > before + 1);
