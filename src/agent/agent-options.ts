@@ -26,8 +26,8 @@ export interface AgentHooks {
   onModelError?: (error: ProviderError, info: { runId: string; attempt: number; signal: AbortSignal }) => Promise<ModelErrorDecision>;
   /** after the last model call of a run, before agent_end (a run includes what this does, e.g. a compaction) */
   beforeEnd?: (info: { runId: string; stopReason: RunStopReason; error?: RunError; signal: AbortSignal }) => Promise<void>;
-  /** before a tool runs (`effects`: what the tool declares it may do): refuse it with a reason the model will see */
-  canRunTool?: (call: ToolCall, signal: AbortSignal, effects: ToolEffects) => Promise<{ allow: true } | { allow: false; reason: string }>;
+  /** before a tool runs (`effects`: what the tool declares it may do; `runId`: the run making the call): refuse it with a reason the model will see */
+  canRunTool?: (call: ToolCall, context: { signal: AbortSignal; effects: ToolEffects; runId: string }) => Promise<{ allow: true } | { allow: false; reason: string }>;
   /** the steer / follow-up queue changed (a prompt queued or delivered): what it holds now */
   queueChanged?: (queue: QueuedPrompt[], change: "queued" | "delivered") => void;
   /**

@@ -66,7 +66,7 @@ async function execute(scope: RunScope, call: ToolCall): Promise<{ output: ToolO
   try {
     const params = parseToolArgs(tool, call.arguments ?? {});
     if (options.hooks?.canRunTool) {
-      const verdict = await options.hooks.canRunTool(call, signal, tool.effects);
+      const verdict = await options.hooks.canRunTool(call, { signal, effects: tool.effects, runId });
       // aborted while the user was asked (or by cancelling the question): stored as an abort, not a denial
       if (!verdict.allow && signal.aborted) return fail(ABORTED_BEFORE, abortedDetails());
       if (!verdict.allow) return fail(`Not permitted: ${verdict.reason}`);

@@ -33,8 +33,10 @@ test("setPermissionMode ask survives the process: a new daemon opens the session
   const d2 = startRpcDaemon(t, { home, fake, cwd });
   await d2.peer.initialize({ permissions: true });
   const asked: string[] = [];
+  const askedIn: (string | undefined)[] = [];
   d2.peer.onServerRequest.requestPermission = (p) => {
     asked.push(p.toolName);
+    askedIn.push(p.runId);
     return { outcome: "deny" };
   };
   const opened = await d2.peer.request("openSession", { sessionFile: s.sessionFile });
@@ -45,6 +47,7 @@ test("setPermissionMode ask survives the process: a new daemon opens the session
   const run = await d2.peer.runPrompt(s.sessionId, "write note.txt");
   assert.equal(agentEnd(run.events).stopReason, "stop");
   assert.deepEqual(asked, ["write"], "the write asked");
+  assert.deepEqual(askedIn, [run.runId], "the question names the run the call belongs to");
   assert.equal(existsSync(join(cwd, "note.txt")), false, "denied, so not written");
 
   // set back to auto: the next process starts in auto

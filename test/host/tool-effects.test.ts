@@ -20,7 +20,7 @@ function hooksIn(mode: PermissionMode) {
     queue: { record() {} },
     retry: { maxAttempts: 0, baseDelayMs: 0, maxDelayMs: 0 },
   });
-  const canRun = (name: string, effects: ToolEffects) => hooks.canRunTool!({ type: "toolCall", id: `call-${name}`, name, arguments: {} }, new AbortController().signal, effects);
+  const canRun = (name: string, effects: ToolEffects) => hooks.canRunTool!({ type: "toolCall", id: `call-${name}`, name, arguments: {} }, { signal: new AbortController().signal, effects, runId: "run-1" });
   return { asked, canRun };
 }
 

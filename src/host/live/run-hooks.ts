@@ -79,7 +79,7 @@ export function runHooks(ports: RunPorts): AgentHooks {
       return { action: "stop" };
     },
     replyRoom: () => compaction.replyRoom(),
-    canRunTool: async (call, _signal, effects) => permit(ports.sessionId, ports.permission, call, effects),
+    canRunTool: async (call, { effects, runId }) => permit(ports.sessionId, runId, ports.permission, call, effects),
     queueChanged: (queue, change) => ports.queue.record(queue, change),
   };
 }
@@ -104,11 +104,11 @@ export function asksFirst(mode: PermissionMode, effects: ToolEffects, allowedAlw
   return mode === "ask" && !readsOnly(effects) && !allowedAlways.has(name);
 }
 
-async function permit(sessionId: string, permission: ToolPermission, call: ToolCall, effects: ToolEffects): Promise<{ allow: true } | { allow: false; reason: string }> {
+async function permit(sessionId: string, runId: string, permission: ToolPermission, call: ToolCall, effects: ToolEffects): Promise<{ allow: true } | { allow: false; reason: string }> {
   const mode = permission.mode();
   if (mode === "readonly" && !readsOnly(effects)) return { allow: false, reason: `the session is read-only; ${call.name} is not allowed` };
   if (!asksFirst(mode, effects, permission.allowedAlways, call.name)) return { allow: true };
-  const outcome = await permission.ask({ sessionId, toolCallId: call.id, toolName: call.name, args: call.arguments });
+  const outcome = await permission.ask({ sessionId, runId, toolCallId: call.id, toolName: call.name, args: call.arguments });
   if (outcome === "allowAlways") permission.allowedAlways.add(call.name);
   if (outcome === "cancel") {
     // not a denial the model should work around: the turn ends here, with no further model call
