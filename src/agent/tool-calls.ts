@@ -4,13 +4,12 @@
 // the loop, which only hands over a turn's calls.
 import type { ToolCall, ToolResultMessage } from "../messages/types.js";
 import type { ToolSpec } from "../llm/types.js";
-import { parseToolArgs, toolInputSchema } from "../tools/index.js";
 import type { Tool, ToolOutput } from "../tools/types.js";
 import type { RunScope } from "./agent-options.js";
 
 /** What the model is told about the tools. */
 export function toolSpecsOf(tools: readonly Tool[]): ToolSpec[] {
-  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: toolInputSchema(t) }));
+  return tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
 }
 
 function errorText(err: unknown): string {
@@ -64,7 +63,7 @@ async function execute(scope: RunScope, call: ToolCall): Promise<{ output: ToolO
   const tool = options.tools.find((t) => t.name === call.name);
   if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${options.tools.map((t) => t.name).join(", ")}.`);
   try {
-    const params = parseToolArgs(tool, call.arguments ?? {});
+    const params = tool.parse(call.arguments ?? {});
     if (options.hooks?.canRunTool) {
       const verdict = await options.hooks.canRunTool(call, { signal, effects: tool.effects, runId });
       // aborted while the user was asked (or by cancelling the question): stored as an abort, not a denial

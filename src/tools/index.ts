@@ -20,20 +20,7 @@ export function toolByName(name: string, tools: readonly Tool[] = createCodingTo
   return tools.find((t) => t.name === name);
 }
 
-/** The JSON schema every provider is told (the Anthropic API's `input_schema` shape). */
-export function toolInputSchema(tool: Tool): { type: "object"; [key: string]: unknown } {
-  return tool.inputSchema;
-}
-
-/**
- * The model's arguments checked against the tool's schema. Invalid arguments become a ToolError
- * listing what is wrong, for the model to correct on its next turn.
- */
-export function parseToolArgs<P>(tool: Tool<P>, args: unknown): P {
-  return tool.parse(args);
-}
-
-/** parseToolArgs then execute: what the agent loop calls per tool call (it catches the throws). */
+/** The tool's check of the arguments, then execute: one call as the agent loop makes it (it catches the throws). */
 export async function runTool(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolOutput> {
-  return tool.execute(parseToolArgs(tool, args), ctx);
+  return tool.execute(tool.parse(args), ctx);
 }

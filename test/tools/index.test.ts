@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createCodingTools, parseToolArgs, runTool, toolByName, toolInputSchema } from "../../src/tools/index.js";
+import { createCodingTools, runTool, toolByName } from "../../src/tools/index.js";
 import { ToolError } from "../../src/tools/types.js";
 import { tempDir } from "../support/tmp.js";
 import { ctxFor, rejectsTool, textOf } from "./helpers.js";
@@ -24,7 +24,7 @@ test("createCodingTools has the seven tools with Pi's parameter names", () => {
   assert.deepEqual(tools.map((t) => t.name), ["read", "bash", "edit", "write", "grep", "find", "ls"]);
   for (const tool of tools) {
     assert.ok(tool.description.length > 40, `${tool.name} needs a description`);
-    const schema = toolInputSchema(tool);
+    const schema = tool.inputSchema;
     assert.equal(schema.type, "object");
     assert.equal("$schema" in schema, false);
     const props = schema.properties as Record<string, { description?: string }>;
@@ -43,18 +43,18 @@ test("toolByName", () => {
   assert.equal(toolByName("edit", tools), undefined);
 });
 
-test("parseToolArgs is strict about types and explains what is wrong", () => {
+test("a tool's parse is strict about types and explains what is wrong", () => {
   const read = toolByName("read")!;
-  assert.deepEqual(parseToolArgs(read, { path: "a", offset: 2 }), { path: "a", offset: 2 });
+  assert.deepEqual(read.parse({ path: "a", offset: 2 }), { path: "a", offset: 2 });
   const bad = (args: unknown) => {
-    assert.throws(() => parseToolArgs(read, args), (err: unknown) => err instanceof ToolError && /Invalid arguments for read/.test(err.message));
+    assert.throws(() => read.parse(args), (err: unknown) => err instanceof ToolError && /Invalid arguments for read/.test(err.message));
   };
   bad({});
   bad({ path: 1 });
   bad({ path: "a", limit: "10" });
   bad({ path: "a", offset: 0 });
   bad({ path: "a", offset: 1.5 });
-  assert.throws(() => parseToolArgs(toolByName("bash")!, { command: "x", timeout: -1 }), ToolError);
+  assert.throws(() => toolByName("bash")!.parse({ command: "x", timeout: -1 }), ToolError);
 });
 
 test("runTool checks arguments then runs the tool", async (t) => {

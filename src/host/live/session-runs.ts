@@ -49,8 +49,6 @@ export class SessionRuns {
   }
 
   recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void {
-    // closing (or shutting down) is not the user dropping their prompts: keep them for the reopen
-    if (change === "dropped" && this.host.closing()) return;
     saveQueue(this.host.file, queue, change, this.host.logger);
   }
 

@@ -7,7 +7,7 @@
 // architecture test finds any other way around it (test/architecture/operation-layer.test.ts).
 import { methods, sessionIdOf, type ExclusiveMethod, type MethodName, type ParsedParamsOf, type ScopeOf } from "../../../protocol/index.js";
 import type { Held } from "./exclusive.js";
-import type { LiveSession } from "../live/live-session.js";
+import { LiveSession } from "../live/live-session.js";
 
 /** What an operation receives: a `Held` for an exclusive one, else nothing. */
 export type HeldFor<M extends MethodName> = ScopeOf<M> extends "exclusive" ? Held : undefined;
@@ -24,10 +24,10 @@ function isExclusive(method: MethodName): method is ExclusiveMethod {
   return methods[method].scope === "exclusive";
 }
 
-/** The session an operation made (createSession, openSession by file, forkSession answer with it). */
+/** The session an operation made: the live session itself, or a result naming it (createSession, openSession by file, forkSession). */
 function madeSessionId(result: unknown): string | undefined {
+  if (result instanceof LiveSession) return result.id;
   if (typeof result !== "object" || result === null) return undefined;
-  if ("id" in result && "file" in result && typeof result.id === "string") return result.id; // a LiveSession
   return "sessionId" in result && typeof result.sessionId === "string" ? result.sessionId : undefined;
 }
 
