@@ -2,7 +2,7 @@
 // its calls made with a timeout that progress restarts, and its failures kept visible. A server
 // that dies is started again for the next call; one that dies again within a minute of being
 // restarted stays failed until the session reopens (a crash loop is not retried forever).
-import { Client, type CallToolResult, type Transport } from "@modelcontextprotocol/client";
+import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Transport } from "@modelcontextprotocol/client";
 import type { Logger } from "pino";
 import type { McpServerConfig, McpServerInfo, McpServerState } from "../../protocol/mcp.js";
 import { ToolError, type ToolInputSchema } from "../tools/types.js";
@@ -159,7 +159,9 @@ export class ServerConnection {
   private died(client: Client): void {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
-    const why = this.transport?.stderr ? `it exited (it said: ${this.transport.stderr.split("\n").slice(-2).join(" | ")})` : "it exited";
+    void client.close().catch(() => undefined); // an HTTP session the server lost is dropped too
+    const said = this.transport?.stderr ? ` (it said: ${this.transport.stderr.split("\n").slice(-2).join(" | ")})` : "";
+    const why = this.transportKind === "http" ? "it could not be reached" : `it exited${said}`;
     if (this.restartedAt !== undefined && Date.now() - this.restartedAt < CRASH_LOOP_MS) {
       this.deps.logger.warn({ mcpServer: this.name }, `MCP server ${this.name} died again within a minute of its restart; left failed`);
       this.set("failed", `${why} again within a minute of being restarted; reopen the session to try again`);
@@ -183,9 +185,9 @@ export class ServerConnection {
       if (this.client !== client || this.state !== "ready") {
         throw new ToolError(`The MCP server "${this.name}" stopped during the call (${this.error ?? "it exited"}); it is being started again for the next call.`);
       }
-      if (/timed out|timeout/i.test(errorText(err))) throw new ToolError(`The MCP tool ${tool} of "${this.name}" did not answer within ${timeout} ms; the call was cancelled.`);
-      if (this.transportKind === "http" && /fetch failed|ECONNREFUSED|ECONNRESET|socket|terminated/i.test(errorText(err))) {
-        // an HTTP server that went away: reconnect for the next call
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) throw new ToolError(`The MCP tool ${tool} of "${this.name}" did not answer within ${timeout} ms; the call was cancelled.`);
+      if (this.transportKind === "http" && !(err instanceof ProtocolError)) {
+        // not the server's answer but the way to it (refused, reset, its session lost): reconnect
         this.died(client);
         throw new ToolError(`The MCP server "${this.name}" could not be reached (${errorText(err)}); reconnecting for the next call.`);
       }
