@@ -18,6 +18,8 @@ const TERM_GRACE_MS = 1000;
 /** One message from the server may be at most this large (a 5 MB tool result fits). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)));
+
 export interface StdioServerSpec {
   command: string;
   args: readonly string[];
@@ -62,10 +64,23 @@ export class StdioTransport implements Transport {
       child.stdout.on("data", (chunk: Buffer) => {
         try {
           this.buffer.append(chunk);
-          for (let m = this.buffer.readMessage(); m !== null; m = this.buffer.readMessage()) this.onmessage?.(m);
         } catch (err) {
-          // a line that is not JSON-RPC (or one past the size limit): the server is not speaking MCP
-          this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+          // more than MAX_MESSAGE_BYTES without a line's end: no message of a server that speaks MCP
+          this.onerror?.(asError(err));
+          void this.close();
+          return;
+        }
+        for (;;) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = this.buffer.readMessage();
+          } catch (err) {
+            // a JSON line that is not JSON-RPC (a line that is not JSON at all is skipped): reported, the next one read
+            this.onerror?.(asError(err));
+            continue;
+          }
+          if (message === null) break;
+          this.onmessage?.(message);
         }
       });
       child.stderr.on("data", (chunk: Buffer) => {

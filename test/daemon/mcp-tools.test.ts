@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { startFakeAnthropic, textReply, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
+import { startFakeAnthropic, toolUseReply, type FakeAnthropic } from "../support/fake-anthropic.js";
 import { byType, Cleanup, poll, startRpcDaemon, writeSettings, type RpcDaemon } from "../support/daemon-client.js";
 import { modelCalls, toolResultsSent } from "../support/model-tools.js";
 import { startMcpHttpServer, type McpHttpServer } from "../support/mcp-http-server.js";

@@ -82,7 +82,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     [...METHOD_NAMES].sort(),
     [
       "abort", "bash", "closeSession", "compact", "createSession", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats",
-      "getSettings", "getState", "getTree", "initialize", "listModels", "listSessions", "navigateTree", "openSession", "prompt",
+      "getSettings", "getState", "getTree", "initialize", "listMcpServers", "listModels", "listSessions", "navigateTree", "openSession", "prompt",
       "setAutoCompactionEnabled", "setCompactionThreshold", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe",
       "unsubscribe", "updateSettings",
     ],
@@ -91,7 +91,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     [...EVENT_NAMES].sort(),
     [
       "agent_end", "agent_start", "branch_summary_end", "branch_summary_start", "compaction_end", "compaction_skipped", "compaction_start", "compaction_update", "error",
-      "message_end", "message_start", "message_update", "prompts_dropped", "request_resolved", "retry_end", "retry_start", "tool_execution_end", "tool_execution_start",
+      "mcp_server", "message_end", "message_start", "message_update", "prompts_dropped", "request_resolved", "retry_end", "retry_start", "tool_execution_end", "tool_execution_start",
       "tool_execution_update", "turn_end", "turn_start", "usage_update",
     ],
   );
@@ -140,6 +140,17 @@ test("representative valid params parse, with the contract's defaults", () => {
   ok("listModels", {});
   ok("updateSettings", { patch: { model: null, compaction: { reserveTokens: 20000, prune: { enabled: true } } } });
   ok("bash", { sessionId: "s1", command: "ls -la" });
+  ok("listMcpServers", { sessionId: "s1" });
+  ok("createSession", { mcpServers: { a: { command: "node", args: ["s.js"], env: { X: "1" }, passEnv: ["T"] }, b: { url: "https://h/mcp", headers: { X: "y" }, bearerTokenEnv: "B", tools: { deny: ["x"] } } } });
+  ok("openSession", { sessionId: "s1", mcpServers: { a: { command: "x", enabled: false, startupTimeoutMs: 500 } } });
+});
+
+test("an MCP server entry is either a command or an http(s) URL, and nothing else", () => {
+  bad("createSession", { mcpServers: { a: { command: "x", url: "https://h/mcp" } } });
+  bad("createSession", { mcpServers: { a: { url: "ftp://h/mcp" } } });
+  bad("createSession", { mcpServers: { a: { command: "" } } });
+  bad("createSession", { mcpServers: { a: { command: "x", requestTimeoutMs: 0 } } });
+  bad("createSession", { mcpServers: { "": { command: "x" } } });
 });
 
 test("prompt without text: -32602 naming text", () => {
