@@ -230,3 +230,19 @@ test("setModel keeps the same server process; closeSession stops every server wi
   await poll(() => (pids.every((p) => !running(p)) ? true : undefined), "servers gone", 5000);
   assert.ok(Date.now() - t0 < 5000);
 });
+
+test("reopened without its servers, the session reads, and goes on, with the MCP calls it stored", async () => {
+  await d.peer.request("updateSettings", { patch: { mcpServers: null } });
+  await d.peer.request("openSession", { sessionId });
+  const { servers } = await d.peer.request("listMcpServers", { sessionId });
+  assert.deepEqual(servers, []);
+  const { messages } = await d.peer.request("getMessages", { sessionId });
+  assert.ok(messages.some((m) => m.role === "toolResult" && m.toolName === "mcp__notes__echo"));
+  const from = fake.requests.length;
+  const gone = await modelCalls(d.peer, fake, sessionId, "mcp__notes__echo", { text: "anyone?" });
+  assert.equal(gone.isError, true);
+  assert.match(gone.text, /Unknown tool "mcp__notes__echo"/);
+  const sent = fake.requests[from].body;
+  assert.ok(!(sent.tools as { name: string }[]).some((t) => t.name.startsWith("mcp__")));
+  assert.ok(JSON.stringify(sent.messages).includes('"name":"mcp__notes__echo"'), "the stored calls go to the model as they were");
+});
