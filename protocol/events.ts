@@ -14,6 +14,7 @@ import {
   Usage,
   UserContentBlock,
 } from "./messages.js";
+import { McpServerInfo } from "./mcp.js";
 import { openObject } from "./open-object.js";
 import { RequestOutcome, RequestResolution } from "./server-requests.js";
 
@@ -209,6 +210,11 @@ export const events = {
    * showing it closes it; an answer sent to it now is ignored
    */
   request_resolved: z.object({ ...base, requestId: z.string(), method: z.enum(["requestPermission", "beforeCompact"]), outcome: RequestOutcome, reason: RequestResolution }),
+  /**
+   * one of the session's MCP servers changed state or its tools (added in version 1): it is
+   * connecting, ready, failed (with why) or disabled; listMcpServers gives them all
+   */
+  mcp_server: z.object({ ...base, server: McpServerInfo }),
   /** something went wrong outside any request: a failed run (-32014, -32020), a full context with automatic
    *  compaction off (-32021), a session this node lost to another node (-32018) */
   error: z.object({ ...base, code: z.int(), message: z.string(), data: z.unknown().optional() }),

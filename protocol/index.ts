@@ -7,3 +7,4 @@ export * from "./methods.js";
 export * from "./events.js";
 export * from "./server-requests.js";
 export * from "./validate.js";
+export * from "./mcp.js";

@@ -14,6 +14,7 @@ import {
   ThinkingLevel,
 } from "./messages.js";
 import { PendingRequest } from "./server-requests.js";
+import { McpServerInfo, McpServers } from "./mcp.js";
 
 // -- shared pieces --
 
@@ -207,6 +208,13 @@ const initialize = {
   }),
 } satisfies MethodDef;
 
+/**
+ * createSession / openSession `mcpServers` (added in version 1): MCP servers the client gives the
+ * session, beside the user's settings' (the client's entry wins a name both have); they run as the
+ * user, outside the sandbox, like the settings' (docs/mcp.md)
+ */
+const ClientMcpServers = { mcpServers: McpServers.optional() };
+
 const createSession = {
   scope: "global",
   params: z.strictObject({
@@ -215,6 +223,7 @@ const createSession = {
     /** model id (default: the settings' model) */
     model: z.string().min(1).optional(),
     name: z.string().optional(),
+    ...ClientMcpServers,
   }),
   result: SessionOpened,
 } satisfies MethodDef;
@@ -224,7 +233,7 @@ const createSession = {
  * instead of the one its header names (the header is not rewritten). Relative paths resolve
  * against the daemon's working directory; it must be an existing directory.
  */
-const OpenCwd = { cwd: z.string().min(1).optional() };
+const OpenCwd = { cwd: z.string().min(1).optional(), ...ClientMcpServers };
 
 const openSession = {
   scope: "global",
@@ -506,6 +515,13 @@ const bash = {
   }),
 } satisfies MethodDef;
 
+/** listMcpServers (added in version 1): the session's MCP servers, their state and their tools */
+const listMcpServers = {
+  scope: "read",
+  params: z.strictObject(SessionRef),
+  result: z.object({ servers: z.array(McpServerInfo) }),
+} satisfies MethodDef;
+
 const setPermissionMode = {
   scope: "session",
   params: z.strictObject({ ...SessionRef, mode: PermissionMode }),
@@ -543,6 +559,7 @@ export const methods = {
   getSessionStats,
   bash,
   setPermissionMode,
+  listMcpServers,
 } as const;
 
 type Methods = typeof methods;

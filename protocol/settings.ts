@@ -2,6 +2,7 @@
 // which is derived from it: one definition, so a key added to the settings is patchable at once
 // and the two cannot disagree on a key's type or bounds.
 import { z } from "zod";
+import { McpServers } from "./mcp.js";
 import { PermissionMode, ThinkingLevel } from "./messages.js";
 
 const NonNegInt = z.int().nonnegative();
@@ -116,6 +117,8 @@ export const Settings = z.object({
       }),
     )
     .optional(),
+  /** MCP servers by name, whose tools every session gets (docs/mcp.md); only from the user's own file */
+  mcpServers: McpServers.optional(),
   /** model providers by name, beside the built-in `anthropic` and `openai`; only from the user's own file */
   providers: z.record(ProviderName, ProviderSettings).optional(),
   allowOutsideCwd: z.boolean().optional(),

@@ -136,8 +136,8 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
       break;
   }
   // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice);
-  // a question withdrawn is no part of the transcript either (the page closes its dialog)
-  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped" && ev.type !== "request_resolved") {
+  // a question withdrawn is no part of the transcript either (the page closes its dialog), nor an MCP server's state
+  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped" && ev.type !== "request_resolved" && ev.type !== "mcp_server") {
     const m = view.info.model;
     next.transcript = reduceTranscript(view.transcript, ev, { api: "", provider: m.provider ?? "", model: m.id });
   }

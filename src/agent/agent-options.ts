@@ -45,6 +45,11 @@ export interface AgentOptions {
   model: ModelInfo;
   tools: readonly Tool[];
   toolSpecs?: readonly ToolSpec[];
+  /**
+   * tools beside `tools` for the next model call (an MCP server's), asked before each one: the
+   * list a model call was told of is the one its calls run against
+   */
+  moreTools?: () => Promise<readonly Tool[]>;
   systemPrompt: string;
   thinkingLevel?: ThinkingLevel;
   toolContext: Omit<ToolContext, "signal" | "onUpdate">;
@@ -67,6 +72,8 @@ export interface RunResult {
 /** What the parts of one run share: the agent's options, where its events go, the run's id and abort signal. */
 export interface RunScope {
   readonly options: AgentOptions;
+  /** the tools the current model call was told of */
+  tools: readonly Tool[];
   readonly emit: (event: AgentEvent) => void;
   readonly runId: string;
   readonly signal: AbortSignal;

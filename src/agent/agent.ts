@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { emptyUsage, type AgentMessage, type ImageContent, type TextContent, type ToolCall, type Usage } from "../messages/types.js";
 import type { ToolSpec } from "../llm/types.js";
-import type { ToolEffects } from "../tools/types.js";
+import type { Tool, ToolEffects } from "../tools/types.js";
 import type { AgentOptions, RunResult, RunScope } from "./agent-options.js";
 import type { AgentEvent, AgentEventListener, RunError, RunStopReason } from "./events.js";
 import { callModel } from "./model-call.js";
@@ -44,15 +44,25 @@ export class Agent {
   readonly options: AgentOptions;
 
   private readonly toolSpecs: readonly ToolSpec[];
+  /** the tools the last model call was told of (the built-ins and, with moreTools, the others) */
+  private lastTools: readonly Tool[];
 
   /** What the agent's tool `name` declares it may do; "unknown" for a tool it does not have. */
   effectsOf(name: string): ToolEffects {
-    return this.options.tools.find((t) => t.name === name)?.effects ?? "unknown";
+    return this.lastTools.find((t) => t.name === name)?.effects ?? "unknown";
+  }
+
+  /** The tools for the next model call, and what the model is told of them. */
+  private async toolsNow(): Promise<{ tools: readonly Tool[]; specs: readonly ToolSpec[] }> {
+    const more = (await this.options.moreTools?.()) ?? [];
+    if (more.length === 0) return { tools: this.options.tools, specs: this.toolSpecs };
+    return { tools: [...this.options.tools, ...more], specs: [...this.toolSpecs, ...toolSpecsOf(more)] };
   }
 
   constructor(options: AgentOptions) {
     this.options = options;
     this.toolSpecs = options.toolSpecs ?? toolSpecsOf(options.tools);
+    this.lastTools = options.tools;
   }
 
   on(listener: AgentEventListener): () => void {
@@ -120,7 +130,7 @@ export class Agent {
     this.controller = controller;
     this.currentRunId = runId;
     const signal = controller.signal;
-    const scope: RunScope = { options: this.options, emit: this.emit, runId, signal };
+    const scope: RunScope = { options: this.options, tools: this.options.tools, emit: this.emit, runId, signal };
     const pending = this.pendingPrompts;
     const store = (p: PromptInput) => this.storeUser(runId, p);
     const deliverQueued = () => {
@@ -153,8 +163,14 @@ export class Agent {
           stopReason = "aborted";
           break;
         }
+        const { tools, specs } = await this.toolsNow();
+        scope.tools = this.lastTools = tools;
+        if (signal.aborted) {
+          stopReason = "aborted";
+          break;
+        }
         this.emit({ type: "turn_start", runId, turn });
-        const { message, error: callError } = await callModel(scope, this.toolSpecs);
+        const { message, error: callError } = await callModel(scope, specs);
         addUsage(total, message.usage);
         if (message.stopReason === "aborted") {
           skipCalls(scope, message.content.filter((b): b is ToolCall => b.type === "toolCall"), "aborted");

@@ -58,10 +58,10 @@ function storeResult(scope: RunScope, call: ToolCall, output: ToolOutput, isErro
 }
 
 async function execute(scope: RunScope, call: ToolCall): Promise<{ output: ToolOutput; isError: boolean }> {
-  const { options, emit, runId, signal } = scope;
+  const { options, emit, runId, signal, tools } = scope;
   const fail = (text: string, details?: unknown) => ({ output: { content: [{ type: "text" as const, text }], details }, isError: true });
-  const tool = options.tools.find((t) => t.name === call.name);
-  if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${options.tools.map((t) => t.name).join(", ")}.`);
+  const tool = tools.find((t) => t.name === call.name);
+  if (!tool) return fail(`Unknown tool "${call.name}". Available tools: ${tools.map((t) => t.name).join(", ")}.`);
   try {
     const params = tool.parse(call.arguments ?? {});
     if (options.hooks?.canRunTool) {

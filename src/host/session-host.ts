@@ -27,7 +27,8 @@ import { sessionEditor, toolPolicy } from "./policy/tool-policy.js";
 import { warnIfUnsandboxed } from "./policy/sandbox-warning.js";
 import { SessionWorkspaces } from "./policy/session-workspaces.js";
 import { perform, type HeldFor } from "./operations/perform.js";
-import type { MethodName, ParsedParamsOf } from "../../protocol/index.js";
+import type { McpServers, MethodName, ParsedParamsOf } from "../../protocol/index.js";
+import { mergeServerEntries } from "../mcp/session-servers.js";
 
 export { hostErrorOf } from "./store-errors.js";
 
@@ -140,7 +141,7 @@ export class SessionHost {
   }
 
   /** Every session goes live here, its cwd checked whatever opened it. requested: the model createSession asked for (then the settings' default is not consulted) */
-  private live(file: SessionFile, requested?: string): LiveSession {
+  private live(file: SessionFile, requested?: string, clientServers?: McpServers): LiveSession {
     this.workspaces.check(file.cwd, "store");
     const settings = this.userSettings(file.cwd);
     const models = this.modelsFor(settings);
@@ -158,20 +159,21 @@ export class SessionHost {
       maxTurns: settings.maxTurns,
       questions: this.questions.session(file.sessionId, asking),
       retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
+      mcpServers: mergeServerEntries(settings.mcpServers, clientServers),
     });
     this.sessions.set(session.id, session);
     file.sink?.onFenced((owner) => this.lost(session, owner));
     return session;
   }
 
-  async create(params: { cwd?: string; model?: string; name?: string }): Promise<LiveSession> {
+  async create(params: { cwd?: string; model?: string; name?: string; mcpServers?: McpServers }): Promise<LiveSession> {
     const cwd = this.workspaces.requested(params.cwd ?? (this.offline ? this.workspaces.demoProject() : process.cwd()));
     // a local server's window comes from its answer: wait for it (bounded) before choosing the model
     const discovering = this.modelSources.ready(this.userSettings(cwd));
     if (discovering) await discovering;
     const file = await this.storeCall(() => this.store.create({ cwd }));
     try {
-      const session = this.live(file, params.model);
+      const session = this.live(file, params.model, params.mcpServers);
       const { model, name } = params;
       if (model) await this.perform("setModel", { sessionId: session.id, model }, (held) => session.setModel(held, model));
       if (name) await this.perform("setSessionName", { sessionId: session.id, name }, () => session.setName(name));
@@ -189,13 +191,17 @@ export class SessionHost {
    * Opens a session (or finds it live), working in `cwd` when one is named, whatever its header says. The
    * file is read in slices that give the event loop back, so a 100 MB session does not stall the others.
    */
-  async open(ref: SessionRef & { cwd?: string }): Promise<LiveSession> {
+  async open(ref: SessionRef & { cwd?: string; mcpServers?: McpServers }): Promise<LiveSession> {
     const cwd = ref.cwd === undefined ? undefined : this.workspaces.requested(ref.cwd);
-    return this.workspaces.workingIn(await this.opened(ref, cwd), cwd);
+    const { mcpServers, ...where } = ref;
+    const session = this.workspaces.workingIn(await this.opened(where, cwd, mcpServers), cwd);
+    // found live: the client's servers join it (a session opened here got them at once)
+    await session.mcp.addClientServers(mcpServers);
+    return session;
   }
 
   /** The session live (found, or opened working in `cwd` or its header's checked cwd). */
-  private opened(ref: SessionRef, cwd: string | undefined): Promise<LiveSession> {
+  private opened(ref: SessionRef, cwd: string | undefined, clientServers?: McpServers): Promise<LiveSession> {
     // one key per session where the store can tell (its id and `pg:<id>` are one session)
     const key = "sessionId" in ref ? ref.sessionId : (this.store.sessionIdOf?.(ref) ?? ref.sessionFile);
     for (const s of this.sessions.values()) if (s.id === key || s.file.locator === key || s.file.file === resolve(key)) return Promise.resolve(s);
@@ -219,7 +225,7 @@ export class SessionHost {
           const discovering = this.modelSources.ready(this.userSettings(opened.cwd));
           if (discovering) await discovering;
           this.moved.delete(opened.sessionId);
-          return this.live(opened);
+          return this.live(opened, undefined, clientServers);
         } catch (err) {
           await opened.closeAsync().catch(() => {});
           throw hostErrorOf(err) ?? err;

@@ -113,5 +113,6 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     getSessionStats: (p) => session(p).stats(),
     bash: (p, _state, held) => session(p).bash(held, p.command),
     setPermissionMode: (p) => session(p).setPermissionMode(p.mode),
+    listMcpServers: (p) => ({ servers: session(p).mcpServers() }),
   };
 }

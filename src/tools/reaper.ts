@@ -107,6 +107,8 @@ export const reaper = new Reaper();
 
 /** Runs "$@" once a line arrives on stdin, with stdin then closed; nothing at end-of-file. */
 const GATE = ["/bin/sh", "-c", 'read -r go && exec "$@" </dev/null', "pith-gate"];
+/** The same, the command then reading the rest of the pipe (the shell's read takes no byte past the line). */
+const GATE_KEEPING_STDIN = ["/bin/sh", "-c", 'read -r go && exec "$@"', "pith-gate"];
 
 export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detached"> {
   /** more pipes after stdin, stdout and stderr (fds 3, 4, ...: the sandbox's handshake) */
@@ -115,6 +117,8 @@ export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detac
   passFd?: number;
   /** runs with the gate's pid before the gate opens (e.g. to put it in a cgroup) */
   beforeStart?: (pid: number) => void;
+  /** the command reads the daemon's pipe as its stdin (an MCP server), instead of end-of-file */
+  keepStdin?: boolean;
 }
 
 /**
@@ -122,11 +126,11 @@ export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detac
  * command waits behind a gate (a `read` on its stdin) until its group is registered, so a daemon
  * killed in between leaves nothing running: the gate reads end-of-file and exits. Its stdin is
  * then closed (end-of-file for anything that reads it). If beforeStart throws, the gate is
- * closed unopened and the error is thrown.
+ * closed unopened and the error is thrown. With keepStdin the stdin pipe stays the command's.
  */
 export function spawnTracked(file: string, args: readonly string[], options: TrackedSpawnOptions): ChildProcessWithoutNullStreams {
-  const { extraStdio = 0, passFd, beforeStart, ...spawnOptions } = options;
-  const [gate, ...gateArgs] = GATE;
+  const { extraStdio = 0, passFd, beforeStart, keepStdin = false, ...spawnOptions } = options;
+  const [gate, ...gateArgs] = keepStdin ? GATE_KEEPING_STDIN : GATE;
   const extra: ("pipe" | number)[] = passFd !== undefined ? [passFd] : Array<"pipe">(extraStdio).fill("pipe");
   const stdio = ["pipe", "pipe", "pipe", ...extra] as const;
   const child = spawn(gate, [...gateArgs, file, ...args], { ...spawnOptions, detached: true, stdio: [...stdio] }) as ChildProcessWithoutNullStreams;
@@ -140,6 +144,7 @@ export function spawnTracked(file: string, args: readonly string[], options: Tra
       throw err;
     }
   }
-  child.stdin.end("go\n");
+  if (keepStdin) child.stdin.write("go\n");
+  else child.stdin.end("go\n");
   return child;
 }

@@ -59,6 +59,7 @@ const SAMPLES: { [M in MethodName]: (w: World) => ParamsOf<M> } = {
   getSessionStats: (w) => ({ sessionId: w.session.id }),
   bash: (w) => ({ sessionId: w.session.id, command: "true" }),
   setPermissionMode: (w) => ({ sessionId: w.session.id, mode: "auto" }),
+  listMcpServers: (w) => ({ sessionId: w.session.id }),
 };
 
 function connState(): ConnState {

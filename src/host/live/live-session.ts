@@ -23,6 +23,8 @@ import { SessionSettings } from "../policy/session-settings.js";
 import { sessionStats } from "./session-stats.js";
 import { removeSessionTempDir, type SandboxSetting, type ToolPolicy } from "../policy/tool-policy.js";
 import { moveInTree, type TreeMoveResult } from "./tree-move.js";
+import { SessionServers } from "../../mcp/session-servers.js";
+import type { ServerEntry } from "../../mcp/server-connection.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
 
 export interface LiveSessionDeps {
@@ -43,6 +45,8 @@ export interface LiveSessionDeps {
   questions: SessionQuestions;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** the MCP servers whose tools the session gets (the settings' and its client's, merged) */
+  mcpServers: readonly ServerEntry[];
 }
 
 export class LiveSession {
@@ -69,6 +73,8 @@ export class LiveSession {
   private readonly inflight = new Set<Promise<unknown>>();
   /** runs, and the prompts queued on them (session-runs.ts: what becomes of those a run leaves) */
   private readonly runs: SessionRuns;
+  /** its MCP servers: started now, alive across model changes and tree moves, stopped at close */
+  readonly mcp: SessionServers;
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
     this.file = file;
@@ -85,12 +91,13 @@ export class LiveSession {
       file,
       stored: this.settings,
       settings: deps.compaction,
-      models: { current: () => this.model, resolve: deps.resolveModel, providerFor: deps.providerFor, overheadTokens: () => this.overheadTokens },
+      models: { current: () => this.model, resolve: deps.resolveModel, providerFor: deps.providerFor, overheadTokens: () => this.overheadTokens + this.mcp.overheadTokens },
       beforeCompact: deps.questions.beforeCompact,
       events: this.events,
       lastRequest: this.lastRequest,
       logger: deps.logger,
     });
+    this.mcp = new SessionServers(deps.mcpServers, { cwd: file.cwd, logger: deps.logger, onChange: (server) => this.emit("mcp_server", { server }) });
     this.runs = new SessionRuns({ file, logger: deps.logger, agent: () => this.agent, closing: () => this.slot.closing, emit: this.emit });
     this.agent = this.makeAgent();
   }
@@ -177,6 +184,10 @@ export class LiveSession {
     return sessionStats(this.file);
   }
 
+  mcpServers(): ResultOf<"listMcpServers">["servers"] {
+    return this.mcp.list();
+  }
+
   // -- runs --
   private makeAgent(): Agent {
     const { agent, overheadTokens } = buildSessionAgent({
@@ -189,6 +200,7 @@ export class LiveSession {
       appendSystemPrompt: this.deps.appendSystemPrompt,
       maxTurns: this.deps.maxTurns,
       logger: this.deps.logger,
+      moreTools: () => this.mcp.tools(),
       // the prompts a run leaves queued are the runs' to settle (session-runs.ts)
       hooks: { queueLeft: (left, end) => this.runs.queueLeft(left, end), ...runHooks({
         sessionId: this.id,
@@ -301,6 +313,6 @@ export class LiveSession {
     await this.idle();
     await Promise.allSettled([...this.inflight]);
     this.events.clear();
-    await Promise.all([this.file.closeAsync(), removeSessionTempDir(this.deps.tools.tempDir)]); // + spilled outputs
+    await Promise.all([this.file.closeAsync(), this.mcp.close(), removeSessionTempDir(this.deps.tools.tempDir)]); // + spilled outputs
   }
 }

@@ -9,6 +9,7 @@ import { estimateTextTokens } from "../../compaction/index.js";
 import type { ModelInfo, Provider, ThinkingLevel } from "../../llm/types.js";
 import type { SessionFile } from "../../session/session-file.js";
 import { createCodingTools } from "../../tools/index.js";
+import type { Tool } from "../../tools/types.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
 
 export interface SessionAgentOptions {
@@ -23,6 +24,8 @@ export interface SessionAgentOptions {
   hooks: AgentHooks;
   /** where a context file left out of the prompt is reported */
   logger: Logger;
+  /** the session's MCP servers' tools, asked before each model request */
+  moreTools?: () => Promise<readonly Tool[]>;
 }
 
 /**
@@ -58,6 +61,7 @@ export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overh
     model: o.model,
     tools,
     toolSpecs,
+    moreTools: o.moreTools,
     systemPrompt,
     thinkingLevel: o.thinkingLevel,
     toolContext: { cwd: o.file.cwd, ...o.tools },

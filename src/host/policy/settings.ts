@@ -33,10 +33,11 @@ export type { SettingsWarning };
  * Keys only the user (their settings file, a flag) may set: each widens what the model's tools
  * may reach (outside the cwd, without asking, outside the sandbox, the daemon's environment),
  * where the user's API keys are sent (a provider entry names a URL and a key variable), or how
- * much of a hostile endpoint's reply the daemon holds (maxReplyMB), or how long a run waits for the
+ * much of a hostile endpoint's reply the daemon holds (maxReplyMB), which programs run as the user
+ * outside the sandbox and where the tools' calls go (mcpServers), or how long a run waits for the
  * user's clients to come back to a question (permissionGraceSeconds).
  */
-const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv", "providers", "maxReplyMB", "permissionGraceSeconds"] as const satisfies readonly (keyof Settings)[];
+const TRUSTED_ONLY_KEYS = ["allowOutsideCwd", "permissionMode", "sandbox", "allowEnv", "providers", "mcpServers", "maxReplyMB", "permissionGraceSeconds"] as const satisfies readonly (keyof Settings)[];
 
 export class SettingsError extends Error {
   constructor(
