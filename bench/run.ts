@@ -8,6 +8,7 @@ import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
 import { runHostileLoadsBench } from "./hostile-loads.bench.js";
+import { runMcpBench } from "./mcp.bench.js";
 import { runOperationsBench } from "./operations.bench.js";
 import { runPgAppendBench } from "./pg-append.bench.js";
 import { runPgStoreBench } from "./pg-store.bench.js";
@@ -48,6 +49,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "operations", run: () => runOperationsBench() },
   { name: "providers", run: () => runProvidersBench() },
   { name: "prune", run: () => runPruneBench() },
+  { name: "mcp", run: () => runMcpBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -8,6 +8,8 @@
 //   echo {text}           ro  → text "echo: <text>"
 //   write_note {name,text}    → writes <text> to $NOTES_DIR/<name> (a name with "/" or ".." is refused
 //                               with isError), answers "wrote <name>"
+//   read_file {path}      ro  → the file's text (a path relative to the server's cwd, or absolute); a
+//                               file it cannot read is a tool error with the reason
 //   big {bytes}           ro  → one text block of exactly <bytes> ASCII bytes: 64-byte numbered lines
 //                               "line 000001 xxx…\n", the first starting "BIG-START ", the last ending
 //                               "BIG-END" (no newline); bytes < BIG_MIN_BYTES (29) is a tool error

@@ -2,7 +2,7 @@
 // streamable-HTTP one (mcp-http-server.ts): each builds its McpServer instances from makeToolServer.
 // Plain ESM JavaScript so the stdio server starts without tsx; its types are in mcp-tools.d.mts.
 // The API each tool offers is written up in mcp-server.mjs's header.
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -68,6 +68,14 @@ export function makeToolServer(options) {
     }
     writeFileSync(join(notesDir, name), body);
     return text(`wrote ${name}`);
+  });
+  // the MCP twin of the built-in read, for the bench: the same work over the protocol
+  tool("read_file", "answers a file's text", z.object({ path: z.string() }), true, ({ path }) => {
+    try {
+      return text(readFileSync(path, "utf8"));
+    } catch (err) {
+      return { isError: true, content: [{ type: "text", text: String(err.message) }] };
+    }
   });
   tool("big", "answers exactly `bytes` bytes of numbered lines", z.object({ bytes: z.number() }), true, ({ bytes }) => text(bigText(bytes)));
   tool("hang", "never answers; logs its cancellation", z.object({}), true, (_args, ctx) => {

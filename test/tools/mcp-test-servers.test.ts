@@ -53,7 +53,7 @@ function exercise(name: string, open: (notesDir: string, cancelLog: string) => P
     test("tools are listed with their annotations", async () => {
       const { tools } = await conn.client.listTools();
       const byName = new Map(tools.map((t) => [t.name, t]));
-      for (const n of ["echo", "write_note", "big", "hang", "crash", "fail", "image", "resource", "progress", "add_tool", "pid"]) {
+      for (const n of ["echo", "write_note", "read_file", "big", "hang", "crash", "fail", "image", "resource", "progress", "add_tool", "pid"]) {
         assert.ok(byName.has(n), `tool ${n}`);
       }
       assert.equal(byName.get("echo")?.annotations?.readOnlyHint, true);
@@ -61,11 +61,13 @@ function exercise(name: string, open: (notesDir: string, cancelLog: string) => P
       assert.deepEqual(byName.get("echo")?.inputSchema.required, ["text"]);
     });
 
-    test("echo, write_note, fail, image, resource", async () => {
+    test("echo, write_note, read_file, fail, image, resource", async () => {
       const c = conn.client;
       assert.equal(textOf(await c.callTool({ name: "echo", arguments: { text: "hé" } })), "echo: hé");
       assert.equal(textOf(await c.callTool({ name: "write_note", arguments: { name: "n1", text: "body" } })), "wrote n1");
       assert.equal(readFileSync(join(notesDir, "n1"), "utf8"), "body");
+      assert.equal(textOf(await c.callTool({ name: "read_file", arguments: { path: join(notesDir, "n1") } })), "body");
+      assert.equal((await c.callTool({ name: "read_file", arguments: { path: join(notesDir, "none") } })).isError, true);
       assert.equal((await c.callTool({ name: "write_note", arguments: { name: "../x", text: "" } })).isError, true);
       const failed = await c.callTool({ name: "fail", arguments: {} });
       assert.equal(failed.isError, true);
