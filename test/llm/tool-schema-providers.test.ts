@@ -43,8 +43,8 @@ const MCP_TOOL: ToolSpec = {
 };
 const BUILTIN: ToolSpec = { name: "read", description: "Reads a file.", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 
-/** What the APIs refuse in a tool's parameters (Anthropic, OpenAI with strict off, Ollama's Go structs). */
-function refusals(schema: Record<string, any>): string[] {
+/** What the APIs refuse in a tool's parameters (Anthropic, OpenAI with strict off, Ollama's Go structs), and what Ollama would drop unread. */
+function refusals(schema: Record<string, any>, api: "ollama" | "other"): string[] {
   const out: string[] = [];
   if (schema.type !== "object") out.push("top: type is not object");
   for (const k of ["anyOf", "oneOf", "allOf", "enum", "not"]) if (k in schema) out.push(`top: ${k}`);
@@ -58,6 +58,7 @@ function refusals(schema: Record<string, any>): string[] {
     if (types.includes("array") && !("items" in s)) out.push(`${at}: array schema missing items`);
     if (s.type !== undefined && !types.every((t: unknown) => typeof t === "string")) out.push(`${at}: type is not a string`);
     if (s.description !== undefined && typeof s.description !== "string") out.push(`${at}: description is not a string`);
+    if (api === "ollama" && at !== "parameters") for (const k of ["$ref", "oneOf"]) if (k in s) out.push(`${at}: ${k}, which Ollama drops`);
     for (const [name, sub] of Object.entries(s.properties ?? {})) walk(sub, `${at}.${name}`);
     for (const k of ["anyOf", "oneOf", "allOf"]) for (const [i, sub] of (s[k] ?? []).entries()) walk(sub, `${at}.${k}[${i}]`);
     if (s.items !== undefined) walk(s.items, `${at}.items`);
@@ -66,16 +67,22 @@ function refusals(schema: Record<string, any>): string[] {
   return out;
 }
 
-function checkTools(sent: { name: string; description: string; schema: Record<string, any> }[]): void {
+function checkTools(sent: { name: string; description: string; schema: Record<string, any> }[], api: "ollama" | "other" = "other"): void {
   assert.equal(sent.length, 2);
   const [mcp, builtin] = sent;
   assert.equal(mcp.name, NAME);
   assert.equal(NAME.length, 64);
   assert.match(mcp.name, /^[a-zA-Z0-9_-]{1,64}$/);
-  assert.deepEqual(refusals(mcp.schema), []);
-  assert.deepEqual(mcp.schema, JSON.parse(JSON.stringify(fitToolSchema(MCP_TOOL.inputSchema).schema)));
+  assert.deepEqual(refusals(mcp.schema, api), []);
   assert.deepEqual(mcp.schema.properties.labels, { type: "array", description: "no items given", items: {} });
-  assert.deepEqual(mcp.schema.properties.label, { $ref: "#/$defs/Label" }, "a $ref inside goes as written, beside its $defs");
+  if (api === "ollama") {
+    assert.deepEqual(mcp.schema.properties.label, { type: "string", enum: ["bug", "feature"] }, "the $ref replaced by what it names");
+    assert.deepEqual(mcp.schema.properties.priority, { anyOf: [{ const: 1 }, { const: 2 }] });
+    assert.equal(mcp.schema.$defs, undefined);
+  } else {
+    assert.deepEqual(mcp.schema, JSON.parse(JSON.stringify(fitToolSchema(MCP_TOOL.inputSchema).schema)));
+    assert.deepEqual(mcp.schema.properties.label, { $ref: "#/$defs/Label" }, "a $ref inside goes as written, beside its $defs");
+  }
   assert.equal(mcp.schema.additionalProperties, false);
   assert.equal(mcp.description, "Creates an issue.\n\nIts arguments take one of these forms: (1) title (required); (2) label (required).");
   assert.deepEqual(builtin, { name: "read", description: "Reads a file.", schema: BUILTIN.inputSchema });
@@ -124,5 +131,5 @@ test("Ollama /api/chat: tools[] of {type: function, function: {name, description
   await send(new OllamaProvider({ name: "box", baseURL: server.url, idleTimeoutMs: 2000 }), testModel({ id: "qwen3:8b", provider: "box" }));
   const tools = server.chatRequests[0].body.tools as Record<string, any>[];
   for (const x of tools) assert.deepEqual([x.type, Object.keys(x.function).sort()], ["function", ["description", "name", "parameters"]]);
-  checkTools(tools.map((x) => ({ name: x.function.name, description: x.function.description, schema: x.function.parameters })));
+  checkTools(tools.map((x) => ({ name: x.function.name, description: x.function.description, schema: x.function.parameters })), "ollama");
 });

@@ -1,6 +1,7 @@
 // The tool schema every provider is sent: each rule, the built-ins untouched, hostile sizes bounded.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ollamaParameters } from "../../src/llm/ollama-tool-schema.js";
 import { fitToolSchema, SCHEMA_LIMITS, toolsForProviders } from "../../src/llm/tool-schema.js";
 import { toolSpecsOf } from "../../src/agent/tool-calls.js";
 import { createCodingTools } from "../../src/tools/index.js";
@@ -122,4 +123,37 @@ test("a schema is fitted once per schema object: the same result every request",
   const second = toolsForProviders([{ name: "t", description: "", inputSchema }])[0];
   assert.equal(first.inputSchema, second.inputSchema);
   assert.equal(first.description, "Its arguments take one of these forms: (1) a (required); (2) b (required).");
+});
+
+test("Ollama: local $refs replaced by what they name (a recursive one stops after 4), oneOf sent as anyOf, $defs left out", () => {
+  const fitted = fitToolSchema({
+    type: "object",
+    $defs: { Node: { type: "object", properties: { name: { type: "string" }, child: { $ref: "#/$defs/Node" } } }, Kind: { oneOf: [{ const: "a" }, { const: "b" }] } },
+    properties: { tree: { $ref: "#/$defs/Node", description: "the root" }, kind: { $ref: "#/$defs/Kind" }, lost: { $ref: "#/$defs/Missing", description: "kept" } },
+  }).schema;
+  const sent = ollamaParameters(fitted) as { properties: Record<string, any>; $defs?: unknown };
+  assert.equal(sent.$defs, undefined);
+  assert.deepEqual(sent.properties.kind, { anyOf: [{ const: "a" }, { const: "b" }] });
+  assert.deepEqual(sent.properties.lost, { description: "kept" });
+  let node = sent.properties.tree;
+  assert.equal(node.description, "the root");
+  for (let level = 1; level < 4; level++) {
+    assert.deepEqual(node.properties.name, { type: "string" }, `level ${level}`);
+    node = node.properties.child;
+  }
+  assert.deepEqual(node, { type: "object", properties: { name: { type: "string" }, child: {} } }, "the fourth reference is the last one followed");
+  assert.equal(ollamaParameters(fitted), sent, "computed once per schema");
+  const builtin = toolSpecsOf(createCodingTools())[0].inputSchema;
+  assert.equal(ollamaParameters(builtin), builtin, "a schema without $defs or oneOf goes as it is");
+});
+
+test("Ollama: references that would multiply past the budget leave the schema unexpanded", () => {
+  // each definition names the next from 100 properties: 100^4 parts if expanded 4 references deep
+  const props = (next: string) => Object.fromEntries(Array.from({ length: 100 }, (_, j) => [`p${j}`, { $ref: `#/$defs/${next}` }]));
+  const defs = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`D${i}`, { type: "object", properties: props(`D${i + 1}`) }]));
+  const fitted = fitToolSchema({ type: "object", $defs: defs, properties: { root: { $ref: "#/$defs/D0" } } }).schema;
+  const started = performance.now();
+  const sent = ollamaParameters(fitted);
+  assert.ok(performance.now() - started < 500, `${performance.now() - started} ms`);
+  assert.equal(sent, fitted, "sent as fitted");
 });
