@@ -8,6 +8,7 @@ import { addCacheBreakpoints, toApiMessages } from "./convert.js";
 import { classifyError, isOverflowStopReason } from "./anthropic-errors.js";
 import { PartialMessage } from "./partial.js";
 import { sdkLogger } from "./sdk-logger.js";
+import { toolsForProviders } from "./tool-schema.js";
 import { ProviderError, type ModelInfo, type Provider, type StreamEvent, type StreamRequest, type ThinkingLevel } from "./types.js";
 import { makeUsage } from "./usage.js";
 
@@ -65,7 +66,7 @@ export class AnthropicProvider implements Provider {
     // an earlier request sent again with more after it: its breakpoints where they were
     const prefix = request.cachePrefix;
     addCacheBreakpoints(prefix === undefined ? messages : messages.slice(0, toApiMessages(request.messages.slice(0, prefix), request.model.provider).messages.length));
-    const tools: Anthropic.Tool[] = request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));
+    const tools: Anthropic.Tool[] = toolsForProviders(request.tools).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));
     if (tools.length > 0) tools[tools.length - 1].cache_control = { type: "ephemeral" };
     return {
       model: request.model.id,

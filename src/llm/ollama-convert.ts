@@ -3,6 +3,8 @@
 // and tool results as `role: "tool"` messages named after the tool.
 import type { AgentMessage, AssistantMessage, ImageContent, TextContent } from "../messages/types.js";
 import { userSideContent } from "./context-text.js";
+import { ollamaParameters } from "./ollama-tool-schema.js";
+import { toolsForProviders } from "./tool-schema.js";
 import type { ModelInfo, StreamRequest, ThinkingLevel } from "./types.js";
 
 interface OllamaToolCall {
@@ -150,7 +152,7 @@ const CHARS_PER_TOKEN = 4;
 export function buildOllamaRequest(request: StreamRequest): { body: OllamaChatRequest; notes: string[] } {
   const { messages, notes } = toOllamaMessages(request.systemPrompt, request.messages);
   const window = request.model.contextWindow;
-  const tools = request.tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  const tools = toolsForProviders(request.tools).map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: ollamaParameters(t.inputSchema) } }));
   let chars = 0;
   for (const m of messages) chars += m.content.length + (m.thinking?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0);
   if (tools.length > 0) chars += JSON.stringify(tools).length;

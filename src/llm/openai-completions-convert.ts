@@ -14,6 +14,7 @@ import type OpenAI from "openai";
 import type { AgentMessage, AssistantMessage, ThinkingContent } from "../messages/types.js";
 import { dataUrl, joinedText, noteDroppedThinking, noteEmpty, pairTurns, resultText, sameOrigin, type AssistantTurn, type UserPart } from "./openai-convert.js";
 import { safeToolId } from "./tool-ids.js";
+import { toolsForProviders } from "./tool-schema.js";
 import type { ToolSpec } from "./types.js";
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
@@ -101,5 +102,5 @@ export function toCompletionsMessages(systemPrompt: string, messages: readonly A
 }
 
 export function toCompletionsTools(tools: readonly ToolSpec[]): OpenAI.Chat.ChatCompletionTool[] {
-  return tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  return toolsForProviders(tools).map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
 }

@@ -17,6 +17,7 @@ import type OpenAI from "openai";
 import type { AgentMessage, TextContent } from "../messages/types.js";
 import { dataUrl, joinedText, noteDroppedThinking, noteEmpty, pairTurns, resultText, sameOrigin, type AssistantTurn, type UserPart } from "./openai-convert.js";
 import { safeToolId } from "./tool-ids.js";
+import { toolsForProviders } from "./tool-schema.js";
 import type { ToolSpec } from "./types.js";
 
 type Item = OpenAI.Responses.ResponseInputItem;
@@ -124,5 +125,5 @@ export function toResponsesInput(messages: readonly AgentMessage[], target: Resp
 }
 
 export function toResponsesTools(tools: readonly ToolSpec[]): OpenAI.Responses.FunctionTool[] {
-  return tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.inputSchema, strict: false }));
+  return toolsForProviders(tools).map((t) => ({ type: "function", name: t.name, description: t.description, parameters: t.inputSchema, strict: false }));
 }

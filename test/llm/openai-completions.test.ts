@@ -60,7 +60,7 @@ test("a tool call whose arguments arrive split across chunks", async (t) => {
   assert.ok(start?.type === "toolcall_start" && start.id === "call_abc" && start.name === "edit" && start.contentIndex === 1, JSON.stringify(start));
   const end = events.find((e) => e.type === "toolcall_end");
   assert.ok(end?.type === "toolcall_end" && end.toolCall.id === "call_abc", "toolcall_end");
-  assert.deepEqual(server.requests[0].body.tools, [{ type: "function", function: { name: "edit", description: "edits", parameters: { type: "object" } } }]);
+  assert.deepEqual(server.requests[0].body.tools, [{ type: "function", function: { name: "edit", description: "edits", parameters: { type: "object", properties: {} } } }], "the top level always has properties (tool-schema.ts)");
 });
 
 test("two parallel tool calls interleaved by index come apart into two calls", async (t) => {
