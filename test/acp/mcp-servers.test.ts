@@ -191,3 +191,14 @@ test("session/load with mcpServers connects them; the replay shows the MCP calls
   assert.ok(offered.includes("mcp__notes__echo") && !offered.includes("mcp__web__echo"), offered.join(", "));
   assert.match(toolResultsSent(req0 + 1), /echo: after load/, "the server the load passed answered");
 });
+
+test("a server that dies again soon after its restart is a notice naming it, sent as its state changes", async () => {
+  a.onPermission(() => ({ outcome: { outcome: "selected", optionId: "allow_once" } }));
+  const from = a.updates.length;
+  fake.enqueue(toolUseReply("mcp__notes__crash", {}), toolUseReply("mcp__notes__crash", {}), textReply("it keeps dying"));
+  await a.request(acp.methods.agent.session.prompt, { sessionId, prompt: text("crash it twice") });
+  const notice = await a.waitUpdate((u) => u.sessionUpdate === "notice" && /"notes" failed/.test(u.title), "the notice of the failure", from);
+  assert.ok(notice.sessionUpdate === "notice");
+  assert.match(notice.description ?? "", /again within a minute of being restarted/);
+  assert.equal(a.since(from, sessionId).filter((u) => u.sessionUpdate === "notice").length, 1, "told once");
+});
