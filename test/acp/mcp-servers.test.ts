@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { clientMcpServers } from "../../src/acp/mcp-servers.js";
+import { mcpToolRef } from "../../src/acp/mcp-tool-calls.js";
+import { toolCallStart } from "../../src/acp/tool-calls.js";
 import { startAcp, type AcpDaemon } from "../support/acp-daemon.js";
 import { FLOW_SETTINGS, SMALL_MODEL, writeSettings } from "../support/daemon-client.js";
 import { drainFake } from "../support/daemon-flows.js";
@@ -80,6 +82,16 @@ test("the editor's list as pith's servers by name: variables and headers as reco
   assert.deepEqual(clientMcpServers([]), { servers: undefined, notes: [] });
   assert.throws(() => clientMcpServers([{ name: "__proto__", command: "x", args: [], env: [] }]), /cannot be used/, "never silently lost");
   assert.throws(() => clientMcpServers([{ name: "e", command: "x", args: [], env: [{ name: "A=B", value: "v" }] }]), /mcpServers\[0\] \("e"\): the variable "A=B" is not a valid name/);
+});
+
+test("an MCP call's card: the servers' own names where a server lists the tool, else read from mcp__<server>__<tool>; names shown, never obeyed", () => {
+  const servers = [{ name: "my.db", source: "client" as const, transport: "stdio" as const, state: "ready" as const, tools: [{ name: "mcp__my_db__run_q", serverName: "run q", readOnly: true }] }];
+  const listed = toolCallStart("c1", "mcp__my_db__run_q", { sql: "select 1" }, "/w", "pending", mcpToolRef("mcp__my_db__run_q", servers));
+  assert.deepEqual([listed.title, listed.kind, listed.rawInput, listed.locations], ["run q (MCP my.db)", "read", { sql: "select 1" }, undefined]);
+  const gone = toolCallStart("c2", "mcp__notes__write_note", { path: "a" }, "/w");
+  assert.deepEqual([gone.title, gone.kind, gone.locations], ["write_note (MCP notes)", "other", undefined], "no server lists it: effects unknown, and its path argument is no location of pith's");
+  for (const name of ["mcp__x", "mcp____t", "mcp__s__", "read"]) assert.equal(mcpToolRef(name), undefined, name);
+  assert.equal(toolCallStart("c3", "mcp__evil__t", {}, "/w", "pending", { server: "ev\u001b]0;x\u0007il", tool: "t\u202e", readOnly: false }).title, "t\\u202e (MCP ev\\x1b]0;x\\x07il)");
 });
 
 test("initialize advertises MCP servers over http (stdio is every agent's); SSE is left out, not sent as false", async () => {
