@@ -50,8 +50,10 @@ function initialize(cx: ConnectionState, params: acp.InitializeRequest): acp.Ini
     agentCapabilities: {
       loadSession: true,
       // what pith lacks is left out, not sent as false: some clients (Emacs acp.el) read a false
-      // member as present. No audio; MCP servers over stdio only, so no mcpCapabilities at all.
+      // member as present. No audio; MCP servers over stdio (every agent's) and streamable HTTP,
+      // not SSE (mcp-servers.ts), so `sse` is left out as well.
       promptCapabilities: { image: true, embeddedContext: true },
+      mcpCapabilities: { http: true },
       sessionCapabilities: { list: {}, close: {}, delete: {}, resume: {} },
     },
     authMethods: [],

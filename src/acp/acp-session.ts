@@ -12,6 +12,8 @@ import type { ImageContent } from "../messages/types.js";
 import type { PermissionOutcome, PermissionRequest, QuestionClient, SessionListener } from "../host/ports.js";
 import type { SessionEvent } from "../host/live/event-buffer.js";
 import { createLiveContext, updatesForEvent, type LiveContext } from "./live-updates.js";
+import { mcpServerUpdates, mcpSkippedUpdate, type McpFailuresTold } from "./mcp-notices.js";
+import { mcpToolRef, type McpToolRef } from "./mcp-tool-calls.js";
 import { toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 
 export interface AcpSessionOptions {
@@ -56,6 +58,9 @@ export class AcpSession {
   private readonly mapping: LiveContext;
   /** tools the user allowed for the rest of the session: no question, so no pending state */
   private readonly allowedAlways = new Set<string>();
+  /** the MCP server failures this client was told of; none is told before the session's response went out (announceMcp) */
+  private readonly mcpTold: McpFailuresTold = new Map();
+  private mcpAnnounced = false;
 
   constructor(private readonly opts: AcpSessionOptions) {
     this.live = opts.session;
@@ -64,6 +69,7 @@ export class AcpSession {
       compaction: opts.compaction,
       notices: opts.notices,
       awaitsPermission: (name) => this.live.asksFirst(name) && !this.allowedAlways.has(name),
+      mcpTool: (name) => this.mcpTool(name),
     });
     this.listener = (event) => this.onEvent(event);
     this.live.subscribe(this.listener);
@@ -79,7 +85,27 @@ export class AcpSession {
     return this.live.id;
   }
 
+  private mcpTool(name: string): McpToolRef | undefined {
+    return mcpToolRef(name, this.live.mcpServers());
+  }
+
+  /**
+   * After the response to session/new, load or resume (updates sent before it are dropped by
+   * Zed): the entries of the editor's list left out, and the servers that failed so far; later
+   * failures are told as their mcp_server events come.
+   */
+  announceMcp(skipped: readonly string[]): void {
+    this.mcpAnnounced = true;
+    skipped.forEach((message, i) => this.sendUpdate(mcpSkippedUpdate(message, this.opts, `${this.live.id}:${i}`)));
+    for (const server of this.live.mcpServers()) for (const u of mcpServerUpdates(server, this.mcpTold, this.opts, `${server.name}:now`)) this.sendUpdate(u);
+  }
+
   private onEvent(e: SessionEvent): void {
+    // a server's state is the session's, not a run's: told even while a cancelled run is muted
+    if (e.type === "mcp_server") {
+      if (this.mcpAnnounced) for (const u of mcpServerUpdates(e.server, this.mcpTold, this.opts, `${e.server.name}:${e.seq}`)) this.sendUpdate(u);
+      return;
+    }
     if (e.type === "agent_start" && this.pending && this.pending.runId === undefined) this.pending.runId = e.runId;
     if (e.type === "agent_start" && this.muted === "next") this.muted = e.runId;
     const muted = this.muted !== null;
@@ -144,7 +170,7 @@ export class AcpSession {
    * fails rejects: the host then waits for another, or takes the safe answer.
    */
   private async askPermission(request: PermissionRequest, withdrawn: AbortSignal): Promise<{ outcome: PermissionOutcome }> {
-    const { sessionUpdate: _tag, ...toolCall } = toolCallStart(request.toolCallId, request.toolName, request.args, this.live.file.cwd);
+    const { sessionUpdate: _tag, ...toolCall } = toolCallStart(request.toolCallId, request.toolName, request.args, this.live.file.cwd, "pending", this.mcpTool(request.toolName));
     const answer = await this.opts.requestPermission({ sessionId: this.id, toolCall, options: PERMISSION_OPTIONS }, withdrawn);
     if (answer.outcome.outcome === "cancelled") return { outcome: "cancel" };
     const id = answer.outcome.optionId;

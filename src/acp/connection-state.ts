@@ -46,14 +46,16 @@ export class ConnectionState {
   }
 
   /**
-   * After the response has gone out (Zed drops updates sent before it): the commands, and what
-   * the session waits for is asked here, again if it was before: an editor that loads or resumes
-   * a session shows it anew, whoever was asked first (the earlier request is cancelled).
+   * After the response has gone out (Zed drops updates sent before it): the commands, what became
+   * of the session's MCP servers (`skipped`: the editor's entries left out), and what the session
+   * waits for is asked here, again if it was before: an editor that loads or resumes a session
+   * shows it anew, whoever was asked first (the earlier request is cancelled).
    */
-  afterResponse(sessionId: string): void {
+  afterResponse(sessionId: string, skipped: readonly string[] = []): void {
     setImmediate(() => {
       this.send(sessionId, availableCommandsUpdate());
       const s = this.sessions.get(sessionId);
+      s?.announceMcp(skipped);
       if (s && this.host.sessions.get(sessionId) === s.live) this.host.questions.join(sessionId, s.questions);
     });
   }

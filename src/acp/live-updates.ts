@@ -13,6 +13,7 @@ import { ErrorCodes } from "../../protocol/error-codes.js";
 import type { EventLine } from "../../protocol/events.js";
 import { compactionEventUpdates, type CompactionMemory } from "./compaction-updates.js";
 import { noticeOrNote, textChunk, type ClientFeatures } from "./content.js";
+import type { McpToolRef } from "./mcp-tool-calls.js";
 import { argsOf, toolCallStart, toolStatusUpdate } from "./tool-calls.js";
 import { terminalIdOf, toolProgressUpdate, toolResultUpdate } from "./tool-results.js";
 
@@ -43,16 +44,19 @@ export interface LiveContext extends ClientFeatures {
    * and the agent server sends toolStatusUpdate(id, "in_progress") once it is allowed.
    */
   awaitsPermission?: (toolName: string, args: Args) => boolean;
+  /** the MCP tool a name stands for, as the session's servers list it (else read from the name) */
+  mcpTool?: (toolName: string) => McpToolRef | undefined;
   /** this session's memory between events (one per session, kept for its life) */
   state: LiveState;
 }
 
-export function createLiveContext(options: { cwd: string; awaitsPermission?: LiveContext["awaitsPermission"] } & Partial<ClientFeatures>): LiveContext {
+export function createLiveContext(options: { cwd: string; awaitsPermission?: LiveContext["awaitsPermission"]; mcpTool?: LiveContext["mcpTool"] } & Partial<ClientFeatures>): LiveContext {
   return {
     cwd: options.cwd,
     compaction: options.compaction ?? false,
     notices: options.notices ?? false,
     awaitsPermission: options.awaitsPermission,
+    mcpTool: options.mcpTool,
     state: { tools: new Map() },
   };
 }
@@ -140,7 +144,7 @@ function finishMessage(event: Ev<"message_end">, state: LiveState): SessionUpdat
 function toolStart(event: Ev<"tool_execution_start">, ctx: LiveContext): SessionUpdate[] {
   const args = argsOf(event.args);
   ctx.state.tools.set(event.toolCallId, { name: event.toolName, args });
-  const out: SessionUpdate[] = [toolCallStart(event.toolCallId, event.toolName, args, ctx.cwd, "pending")];
+  const out: SessionUpdate[] = [toolCallStart(event.toolCallId, event.toolName, args, ctx.cwd, "pending", ctx.mcpTool?.(event.toolName))];
   if (!ctx.awaitsPermission?.(event.toolName, args)) out.push(toolStatusUpdate(event.toolCallId, "in_progress"));
   return out;
 }
@@ -155,7 +159,7 @@ function toolEnd(event: Ev<"tool_execution_end">, ctx: LiveContext): SessionUpda
   if (started && terminalIdOf(result.details) !== undefined) return [{ sessionUpdate: "tool_call_update", toolCallId: event.toolCallId, status: end.status }];
   if (started) return [end];
   // its start was before this client was listening: announce it, finished
-  const announced = toolCallStart(event.toolCallId, event.toolName, undefined, ctx.cwd, end.status ?? "completed");
+  const announced = toolCallStart(event.toolCallId, event.toolName, undefined, ctx.cwd, end.status ?? "completed", ctx.mcpTool?.(event.toolName));
   delete announced.rawInput;
   return [{ ...announced, content: end.content ?? [] }];
 }

@@ -8,9 +8,9 @@ import type { ModelInfo } from "../llm/types.js";
 import type { PermissionMode } from "../host/ports.js";
 
 const MODES: { id: PermissionMode; name: string; description: string }[] = [
-  { id: "ask", name: "Ask", description: "Ask before every write, edit and shell command" },
+  { id: "ask", name: "Ask", description: "Ask before every write, edit, shell command and tool not marked read-only" },
   { id: "auto", name: "Auto", description: "Run tools without asking (writes stay inside the project)" },
-  { id: "readonly", name: "Read-only", description: "Refuse writes, edits and shell commands" },
+  { id: "readonly", name: "Read-only", description: "Refuse writes, edits, shell commands and tools not marked read-only" },
 ];
 
 export function isPermissionMode(id: string): id is PermissionMode {

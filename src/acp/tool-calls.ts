@@ -7,12 +7,14 @@
 // controls that would hide or reorder what an editor shows (a bidi override, a lone CR, C1) are
 // written out visibly (src/log/terminal-safe.ts), and such a command counts as cut.
 // The arguments come from the model and, in replayed files, from other writers: nothing about
-// their shape is assumed, a missing or odd field only makes the description plainer.
+// their shape is assumed, a missing or odd field only makes the description plainer. An MCP
+// server's tool is titled by its own name and its server's (mcp-tool-calls.ts).
 import type { ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind } from "@agentclientprotocol/sdk";
 import { isAbsolute, relative, resolve } from "node:path";
 import { terminalSafe } from "../log/terminal-safe.js";
 import { expandHome } from "../tools/paths.js";
 import { fenced, inlineCode, oneLine, type UpdateOf } from "./content.js";
+import { mcpToolRef, mcpToolTitle, type McpToolRef } from "./mcp-tool-calls.js";
 
 /** What an ACP client is told about a call before it runs. */
 export interface ToolCallInfo {
@@ -171,7 +173,12 @@ export function proposedDiffs(name: string, rawArgs: unknown, cwd: string, befor
   return [];
 }
 
-export function toolCallInfo(name: string, args: unknown, cwd: string): ToolCallInfo {
+/**
+ * `mcp`: the MCP tool behind `name` as the session's servers list it (mcp-tool-calls.ts); without
+ * it, a name of the form mcp__<server>__<tool> is read as one.
+ */
+export function toolCallInfo(name: string, args: unknown, cwd: string, mcp: McpToolRef | undefined = mcpToolRef(name)): ToolCallInfo {
+  if (mcp) return { title: mcpToolTitle(mcp), kind: mcp.readOnly ? "read" : "other", locations: [], content: [] };
   const content = [...proposedDiffs(name, args, cwd), ...commandContent(name, args)];
   return { title: toolTitle(name, args, cwd), kind: toolKind(name), locations: toolLocations(name, args, cwd), content };
 }
@@ -206,8 +213,8 @@ export function shownInput(name: string, rawArgs: unknown, cwd: string): unknown
 }
 
 /** The `tool_call` update announcing a call (rawInput: the arguments as the model gave them, less the texts its diff carries). */
-export function toolCallStart(toolCallId: string, name: string, args: unknown, cwd: string, status: ToolCallStatus = "pending"): UpdateOf<"tool_call"> {
-  const info = toolCallInfo(name, args, cwd);
+export function toolCallStart(toolCallId: string, name: string, args: unknown, cwd: string, status: ToolCallStatus = "pending", mcp?: McpToolRef): UpdateOf<"tool_call"> {
+  const info = toolCallInfo(name, args, cwd, mcp ?? mcpToolRef(name));
   const update: UpdateOf<"tool_call"> = { sessionUpdate: "tool_call", toolCallId, title: info.title, kind: info.kind, status, rawInput: shownInput(name, args, cwd) ?? {} };
   if (name.length > 0) update.name = name;
   if (info.locations.length > 0) update.locations = info.locations;
