@@ -40,7 +40,7 @@ usage:
 
 Each command takes only its own options; \`pith <command> --help\` shows them. A <session> is a
 session file, a session id or its first 8 characters. Files are opened read-only by tree and
-context: old formats are migrated in memory only. --json (tree, context, list): machine-readable output;
+context: old formats are migrated in memory only. --json (tree, context, list, models, mcp): machine-readable output;
 --log-level <level> (any command): logs on stderr.
 What the model's tools may do (serve, --mode rpc | json, acp; over settings.json, docs/security.md):
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
