@@ -4,6 +4,7 @@ export * from "./client.js";
 export * from "./node.js";
 // a session's events as state, for UIs (no zod: a browser bundle imports these files directly)
 export * from "./session-view.js";
+export * from "./mcp-servers.js";
 export * from "./transcript-state.js";
 export * from "./reply-stream.js";
 export { PROTOCOL_VERSION } from "../../protocol/version.js";

@@ -7,6 +7,7 @@
 // What a UI does *because* of an event (refetch the tree after a stored message, ...) is the
 // UI's business. Imports only types from protocol/ (no zod in a browser bundle).
 import type { AgentMessage, EventLine, PreparedCompaction, ResultOf } from "../../protocol/index.js";
+import { withMcpServer, type McpServerInfo } from "./mcp-servers.js";
 import { addNotice, reduceTranscript, transcriptFrom, type TranscriptState } from "./transcript-state.js";
 
 export type SessionState = ResultOf<"getState">;
@@ -40,6 +41,8 @@ export interface SessionView {
   readonly prepared: PreparedStatus;
   /** prompts queued while a run is in progress (getState: no event reports them) */
   readonly pending: { readonly steer: number; readonly followUp: number };
+  /** its MCP servers (listMcpServers, then mcp_server events) */
+  readonly mcpServers: readonly McpServerInfo[];
   readonly transcript: TranscriptState;
 }
 
@@ -53,6 +56,8 @@ export interface SessionViewOptions {
    * written ahead of time, a branch summary in progress) carries over
    */
   previous?: SessionView;
+  /** listMcpServers' answer, fetched with them (absent: the previous view's, else none) */
+  mcpServers?: readonly McpServerInfo[];
 }
 
 /** The view of a session from getState (or openSession's state) and getMessages. */
@@ -64,7 +69,8 @@ export function sessionViewFrom(state: SessionState, messages: readonly AgentMes
     idle: !state.isRunning,
   });
   const fromState = stateFields(state);
-  return { sessionId: state.sessionId, seq: options.lastSeq ?? 0, ...fromState, turn: 0, summarizing: previous?.summarizing ?? false, transcript };
+  const mcpServers = options.mcpServers ?? previous?.mcpServers ?? [];
+  return { sessionId: state.sessionId, seq: options.lastSeq ?? 0, ...fromState, turn: 0, summarizing: previous?.summarizing ?? false, mcpServers, transcript };
 }
 
 /** A later getState: its flags, context size, queue and prepared summary replace the view's. */
@@ -130,6 +136,9 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
       break;
     case "branch_summary_end":
       next.summarizing = false;
+      break;
+    case "mcp_server":
+      next.mcpServers = withMcpServer(view.mcpServers, ev.server);
       break;
     case "usage_update":
       next.context = { tokens: ev.contextTokens, window: ev.contextWindow, ...(ev.threshold !== undefined ? { threshold: ev.threshold } : {}) };

@@ -59,7 +59,7 @@ const NODE = ["--workspace-root"];
  */
 const LINK = ["--tls-ca", "--trusted-network"];
 
-export type CommandName = "serve" | "--mode rpc" | "--mode json" | "--mode text" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models";
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "--mode text" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models" | "mcp";
 
 interface CommandSpec {
   flags: readonly string[];
@@ -85,6 +85,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   "store export": { flags: ["--out", ...STORE], args: [1, 1], argsError: "takes one session id" },
   token: { flags: ["--rotate"], ...NONE },
   models: { flags: ["--json", "--refresh"], ...NONE },
+  mcp: { flags: ["--json"], ...NONE },
 };
 
 /** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */
@@ -153,7 +154,7 @@ export type Parsed =
       all(name: string): string[];
     };
 
-const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "models"] as const satisfies readonly CommandName[];
+const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "models", "mcp"] as const satisfies readonly CommandName[];
 
 function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
   const mode = t.flags.get("--mode");

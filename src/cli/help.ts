@@ -31,13 +31,16 @@ usage:
   pith models [--refresh] [--json]
                              the providers and models usable here: each key, whether each server
                              answered, each window and where it comes from (docs/providers.md)
+  pith mcp [--json]          the MCP servers of your settings, each started here: its tools (the
+                             model's name, the server's, read-only or not) or why it failed; then
+                             stopped. Exit 1 when one failed (docs/mcp.md)
   pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
                              a new token (running daemons keep the old one until restarted)
   pith --help | --version
 
 Each command takes only its own options; \`pith <command> --help\` shows them. A <session> is a
 session file, a session id or its first 8 characters. Files are opened read-only by tree and
-context: old formats are migrated in memory only. --json (tree, context, list): machine-readable output;
+context: old formats are migrated in memory only. --json (tree, context, list, models, mcp): machine-readable output;
 --log-level <level> (any command): logs on stderr.
 What the model's tools may do (serve, --mode rpc | json, acp; over settings.json, docs/security.md):
   --sandbox workspace-write|readonly|off   --sandbox-network on|off
@@ -111,4 +114,11 @@ daemons keep the old one until restarted).`,
   models: `usage: pith models [--refresh] [--json]
 The providers and models usable here: each key, whether each server answered, each window and
 where it comes from (docs/providers.md).`,
+  mcp: `usage: pith mcp [--json]
+Starts each MCP server of your settings ($PITH_HOME/settings.json, "mcpServers") in the current
+directory, as a session started here would, and prints its transport, its state and its tools (the
+model's name, the server's name, read-only or not), or why it failed; disabled ones are listed, not
+started. Every server is stopped before it exits. A project's .pith/settings.json may not add servers:
+one that names some is reported as ignored. Exit 0 when every enabled server is ready, 1 when one
+failed, 2 when the settings are invalid. --json: {"servers": [...]}, as listMcpServers answers.`,
 };

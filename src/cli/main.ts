@@ -18,6 +18,7 @@ import { sessionFileOf } from "./session-ref.js";
 import { runTextMode } from "./text-mode.js";
 import { linkSecurityFrom } from "./link-config.js";
 import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
+import { runMcpCommand } from "./mcp-command.js";
 import { runModelsCommand } from "./models-command.js";
 import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
@@ -128,6 +129,9 @@ export async function main(argv: string[]): Promise<number> {
       return runTokenCommand({ rotate: has("--rotate") });
     case "models":
       return runModelsCommand({ json, refresh: has("--refresh") });
+    case "mcp":
+      // the listing says what happened; of the servers' log lines, only warnings and worse by default
+      return runMcpCommand({ json, log: createLogger(str("--log-level") ?? process.env.PITH_LOG_LEVEL ?? "warn") });
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }

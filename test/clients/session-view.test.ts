@@ -7,6 +7,7 @@ import type { AgentMessage, AssistantMessage, EventName, EventParams, ToolResult
 import { ErrorCodes } from "../../protocol/error-codes.js";
 import {
   contextMeter,
+  mcpToolOrigin,
   reduceSessionView,
   sessionViewFrom,
   withAutoCompaction,
@@ -405,4 +406,27 @@ test("a fetched call without a result: 'unanswered' when nothing runs (a tree mo
   // with its result fetched too it is done, as before
   const done = sessionViewFrom(stateOf(), [...messages, toolResult("tc-left", "# pith", 3)]);
   assert.equal(done.transcript.tools.get("tc-left")?.status, "done");
+});
+
+test("MCP servers: the fetched list, then each mcp_server event replaces its server (a replayed one changes nothing); a call's server from its result, the list or its name", () => {
+  const notes = { name: "notes", source: "settings" as const, transport: "stdio" as const, state: "connecting" as const, tools: [] };
+  const feed = new Feed(sessionViewFrom(stateOf(), [], { lastSeq: 4, mcpServers: [notes] }));
+  assert.deepEqual(feed.view.mcpServers, [notes]);
+  const ready = { ...notes, state: "ready" as const, tools: [{ name: "mcp__notes__echo", serverName: "echo", readOnly: true }] };
+  feed.emit("mcp_server", { server: ready });
+  const broken = { name: "my.db", source: "client" as const, transport: "http" as const, state: "failed" as const, tools: [], error: "refused" };
+  feed.emit("mcp_server", { server: broken });
+  assert.deepEqual(feed.view.mcpServers, [ready, broken]);
+  assert.equal(feed.view.transcript.items.length, 0, "no transcript item");
+  // covered by the fetch: the state it reported stays
+  feed.emit("mcp_server", { server: notes }, 3);
+  assert.deepEqual(feed.view.mcpServers, [ready, broken]);
+  // a reload without the list keeps what the view had
+  assert.deepEqual(sessionViewFrom(stateOf(), [], { previous: feed.view }).mcpServers, [ready, broken]);
+
+  const servers = feed.view.mcpServers;
+  assert.deepEqual(mcpToolOrigin("mcp__notes__echo", servers), { server: "notes", tool: "echo" });
+  assert.deepEqual(mcpToolOrigin("mcp__my_db__q", servers, { mcp: { server: "my.db", tool: "q.run" } }), { server: "my.db", tool: "q.run" });
+  assert.deepEqual(mcpToolOrigin("mcp__gone__look_up", []), { server: "gone", tool: "look_up" });
+  assert.equal(mcpToolOrigin("read", servers), undefined);
 });

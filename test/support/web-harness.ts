@@ -36,13 +36,13 @@ export interface WebStage {
   close(): Promise<void>;
 }
 
-/** The fake API, a daemon with the flow settings and the small model, a client and a 1280×800 page. */
-export async function webStage(clientName: string): Promise<WebStage> {
+/** The fake API, a daemon with the flow settings and the small model (and `settings` over them), a client and a 1280×800 page. */
+export async function webStage(clientName: string, settings: object = {}): Promise<WebStage> {
   const cleanup = new Cleanup();
   const fake = await startFakeAnthropic();
   const home = tempDir(cleanup);
   const cwd = tempDir(cleanup);
-  writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL] });
+  writeSettings(home, { ...FLOW_SETTINGS, models: [SMALL_MODEL], ...settings });
   const daemon = await startServeDaemon(cleanup, { home, fake, cwd, args: ["--sandbox", "off"] });
   const client = new PithClient(await connectWebSocket(daemon.wsUrl.replace("/rpc", ""), daemon.token));
   await client.initialize({ name: clientName });

@@ -10,11 +10,13 @@ import type { EventLine } from "../../../protocol/index.js";
 import { tokenFromHash, type PithClient } from "../../ts/browser.js";
 import { withNotice, type SessionState, type SessionView } from "../../ts/session-view.js";
 import { addNotice, transcriptFrom } from "../../ts/transcript-state.js";
+import type { McpServerInfo } from "../../ts/mcp-servers.js";
 import { Composer } from "./composer.js";
 import { Connection, forgetToken, saveToken, takeToken, type ConnStatus } from "./conn.js";
 import { ContextBar } from "./context-bar.js";
 import { h } from "./dom.js";
 import { debounce, errText, type Activity, type AppHost, type OwnWork, type SessionOpened, type SessionRef } from "./host.js";
+import { McpPanel } from "./mcp-panel.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { SessionControls } from "./session-controls.js";
 import { SessionFeed } from "./session-feed.js";
@@ -24,6 +26,7 @@ import { TopBar } from "./topbar.js";
 import { Transcript } from "./transcript.js";
 
 const DEFAULT_RESERVE = 16384;
+const NO_SERVERS: readonly McpServerInfo[] = [];
 
 function sessionFromHash(): string | undefined {
   const m = /(?:^#|&)session=([^&]+)/.exec(location.hash);
@@ -49,7 +52,8 @@ class App implements AppHost {
   private readonly transcript = new Transcript();
   private readonly composer = new Composer(this);
   private readonly permission = new PermissionPrompt((id) => this.sessionLabel(id));
-  private readonly controls = new SessionControls(this, { deleted: (id) => this.deleted(id) });
+  private readonly mcp = new McpPanel();
+  private readonly controls = new SessionControls(this, { deleted: (id) => this.deleted(id) }, [this.mcp.el]);
   private readonly bar = new ContextBar(this);
   private readonly sidebar = new SidebarPanel(this);
   private readonly tokenScreen = new TokenScreen((token) => {
@@ -283,6 +287,8 @@ class App implements AppHost {
   /** Redraws from the view; `soon`: the transcript at the next frame (a reply streams in many deltas). */
   private render(soon = false): void {
     const v = this.shown;
+    // first: the tool cards drawn next name their MCP server
+    this.transcript.setMcpServers(v?.mcpServers ?? NO_SERVERS);
     this.transcript.show(v?.transcript ?? this.lobby, soon);
     const has = this.topbar.connected && this.feed.sessionId !== undefined;
     const a = this.activity();
@@ -291,6 +297,7 @@ class App implements AppHost {
     this.composer.render(a, has, v?.pending);
     this.bar.render(v, this.reserve, has, a.busy);
     this.controls.render(v, has, a.busy);
+    this.mcp.render(v?.mcpServers);
     this.permission.relabel();
     if (v?.info !== this.titled) {
       this.titled = v?.info;

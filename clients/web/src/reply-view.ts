@@ -4,6 +4,7 @@
 // (clients/ts/transcript-state.ts). Both are updated in place rather than rebuilt: a reply grows
 // a delta at a time, and a tool call the user expanded must stay expanded.
 import type { AssistantContentBlock, ToolResultMessage } from "../../../protocol/index.js";
+import { mcpToolOrigin, type McpServerInfo } from "../../ts/mcp-servers.js";
 import type { ToolState, ToolStatus, TranscriptItem } from "../../ts/transcript-state.js";
 import { clear, fmtInt, h } from "./dom.js";
 import { contentText, images, renderText, thinkingEl } from "./rich-text.js";
@@ -33,15 +34,23 @@ const STATUS_TEXT: Record<ToolStatus, string> = {
   unanswered: "no result on this branch",
 };
 
-/** One tool call: a collapsed <details> with the arguments and the result. */
+/**
+ * One tool call: a collapsed <details> with the arguments and the result. A call of an MCP
+ * server's tool reads like a built-in one's, its server named in front of the tool's own name.
+ */
 export class ToolView {
   readonly el: HTMLDetailsElement;
+  private readonly serverEl = h("span", { class: "tool-server", hidden: true });
   private readonly nameEl: HTMLElement;
   private readonly argEl: HTMLElement;
   private readonly statusEl: HTMLElement;
   private readonly argsBox: HTMLElement;
   private readonly resultBox: HTMLElement;
   private shown: ToolState | undefined;
+  /** the session's MCP servers, which tell a call's server before its result does */
+  private servers: readonly McpServerInfo[] = [];
+  /** what the name and server shown were drawn from */
+  private originKey: string | undefined;
 
   constructor(id: string, name: string) {
     this.nameEl = h("span", { class: "tool-name", text: name });
@@ -52,7 +61,7 @@ export class ToolView {
     this.el = h(
       "details",
       { class: "tool", "data-tool-call-id": id, "data-tool-name": name, "data-status": "pending" },
-      h("summary", null, this.nameEl, this.argEl, this.statusEl),
+      h("summary", null, this.serverEl, this.nameEl, this.argEl, this.statusEl),
       h("div", { class: "tool-body" }, h("div", { class: "section-label", text: "Arguments" }), this.argsBox, h("div", { class: "section-label", text: "Result" }), this.resultBox),
     );
   }
@@ -61,10 +70,8 @@ export class ToolView {
   update(t: ToolState): void {
     const p = this.shown;
     this.shown = t;
-    if (t.name !== p?.name) {
-      this.nameEl.textContent = t.name;
-      this.el.dataset.toolName = t.name;
-    }
+    if (t.name !== p?.name) this.el.dataset.toolName = t.name;
+    if (t.name !== p?.name || t.result !== p?.result) this.showOrigin();
     if (t.rawArgs !== undefined) {
       if (t.rawArgs !== p?.rawArgs) {
         this.argEl.textContent = `${fmtInt(t.rawArgs.length)} chars of arguments`;
@@ -85,6 +92,28 @@ export class ToolView {
       clear(this.resultBox);
       this.resultBox.appendChild(h("pre", { class: "scroll output", text: contentText(t.partial) }));
     }
+  }
+
+  /** The session's MCP servers changed: a call not yet answered may now be known as one of theirs. */
+  setServers(servers: readonly McpServerInfo[]): void {
+    this.servers = servers;
+    this.showOrigin();
+  }
+
+  private showOrigin(): void {
+    const name = this.shown?.name ?? this.el.dataset.toolName ?? "";
+    const o = mcpToolOrigin(name, this.servers, this.shown?.result?.details);
+    const key = o ? `${name}\u0000${o.server}\u0000${o.tool}` : name;
+    if (key === this.originKey) return;
+    this.originKey = key;
+    this.serverEl.hidden = !o;
+    this.serverEl.textContent = o ? o.server : "";
+    this.serverEl.title = o ? `a tool of the MCP server "${o.server}"` : "";
+    this.nameEl.textContent = o ? o.tool : name;
+    // the name the model called it by, for a tool shown by its server's name
+    this.nameEl.title = o ? name : "";
+    if (o) this.el.dataset.mcpServer = o.server;
+    else delete this.el.dataset.mcpServer;
   }
 
   private setArgs(args: Readonly<Record<string, unknown>>): void {

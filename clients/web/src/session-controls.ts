@@ -15,8 +15,8 @@ type Stats = ResultOf<"getSessionStats">;
 const THINKING = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
 const PERMISSION: [string, string][] = [
   ["auto", "run every tool"],
-  ["ask", "ask before write, edit, bash"],
-  ["readonly", "refuse write, edit, bash"],
+  ["ask", "ask before every tool that is not read-only (write, edit, bash, an MCP tool not marked read-only)"],
+  ["readonly", "refuse every tool that is not read-only"],
 ];
 
 export interface ControlsActions {
@@ -36,9 +36,11 @@ export class SessionControls {
   private shownFor: SessionView["info"] | undefined;
   readonly refreshStatsSoon = debounce(() => void this.refreshStats(), 250);
 
+  /** beside: shown in the row after the permission mode (the MCP servers' badge) */
   constructor(
     private readonly host: AppHost,
     private readonly actions: ControlsActions,
+    beside: readonly HTMLElement[] = [],
   ) {
     this.el = h(
       "div",
@@ -46,6 +48,7 @@ export class SessionControls {
       h("label", { class: "control" }, h("span", { class: "control-label", text: "Model" }), this.model),
       h("label", { class: "control" }, h("span", { class: "control-label", text: "Thinking" }), this.thinking),
       h("label", { class: "control" }, h("span", { class: "control-label", text: "Tools" }), this.permission),
+      ...beside,
       this.stats,
       this.deleteBtn,
     );

@@ -8,6 +8,7 @@ import type { EventLine } from "../../../protocol/index.js";
 import { ErrorCodes } from "../../../protocol/error-codes.js";
 import { PithRpcError, type PithClient } from "../../ts/browser.js";
 import { reduceSessionView, sessionViewFrom, withNotice, withState, type SessionState, type SessionView } from "../../ts/session-view.js";
+import type { McpServerInfo } from "../../ts/mcp-servers.js";
 import { historyBlock } from "./history-view.js";
 import { errText, type SessionOpened } from "./host.js";
 import type { Transcript } from "./transcript.js";
@@ -85,10 +86,10 @@ export class SessionFeed {
     if (!id || !client) return;
     this.reloading = true;
     try {
-      const [state, { messages }, stored] = await Promise.all([known ? Promise.resolve(known) : client.getState(id), client.getMessages(id), storedCompactions(client, id)]);
+      const [state, { messages }, stored, mcpServers] = await Promise.all([known ? Promise.resolve(known) : client.getState(id), client.getMessages(id), storedCompactions(client, id), mcpServersOf(client, id)]);
       if (id !== this.sessionId) return;
       const placeholder = messages.length === 0 ? "No messages yet. Say what to do below." : undefined;
-      let view = sessionViewFrom(state, messages, { lastSeq: this.baseSeq, placeholder, previous: this.shown });
+      let view = sessionViewFrom(state, messages, { lastSeq: this.baseSeq, placeholder, previous: this.shown, mcpServers });
       if (state.isRunning) view = withNotice(view, "info", "A run is in progress; its reply continues below.", "joined");
       this.shown = view;
       // the context starts at a summary: what it summarized sits above it, closed
@@ -171,5 +172,14 @@ async function storedCompactions(client: PithClient, id: string): Promise<Stored
     return new Map(compactions.map((c) => [c.timestamp, c]));
   } catch {
     return new Map();
+  }
+}
+
+/** The session's MCP servers (an older daemon without listMcpServers: undefined, the view keeps what it had). */
+async function mcpServersOf(client: PithClient, id: string): Promise<McpServerInfo[] | undefined> {
+  try {
+    return (await client.call("listMcpServers", { sessionId: id })).servers;
+  } catch {
+    return undefined;
   }
 }

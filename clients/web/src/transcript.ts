@@ -5,6 +5,7 @@
 // unchanged items, so a reference check finds them). Elements stay put across updates, so what
 // the user expanded stays expanded; the view follows the end unless the user scrolled away.
 import type { AgentMessage, EventParams } from "../../../protocol/index.js";
+import type { McpServerInfo } from "../../ts/mcp-servers.js";
 import { addNotice, reduceTranscript, transcriptFrom, type ReplyModel, type TranscriptEvent, type TranscriptItem, type TranscriptState } from "../../ts/transcript-state.js";
 import { clear, frameScheduler, h } from "./dom.js";
 import { AssistantView, ToolView } from "./reply-view.js";
@@ -35,6 +36,8 @@ export class Transcript {
   private readonly drawSoon = frameScheduler(() => this.draw());
   /** the compactions as stored, for markers loaded with the session (set before show) */
   private stored: StoredCompactions = new Map();
+  /** the session's MCP servers: a tool card names its call's server */
+  private mcpServers: readonly McpServerInfo[] = [];
   /** above the list: what the context no longer holds (history-view.ts) */
   private readonly historySlot = h("div", { class: "history-slot" });
 
@@ -58,6 +61,13 @@ export class Transcript {
   /** The compactions as stored (getHistory), for the markers of the next state shown. */
   setStoredCompactions(stored: StoredCompactions): void {
     this.stored = stored;
+  }
+
+  /** The session's MCP servers, for the tool cards (a list from the same view is the same array). */
+  setMcpServers(servers: readonly McpServerInfo[]): void {
+    if (servers === this.mcpServers) return;
+    this.mcpServers = servers;
+    for (const view of this.toolViews.values()) view.setServers(servers);
   }
 
   /** Puts `el` above the transcript's items (null: nothing there). */
@@ -190,7 +200,10 @@ export class Transcript {
 
   private toolView(id: string, name: string): ToolView {
     let view = this.toolViews.get(id);
-    if (!view) this.toolViews.set(id, (view = new ToolView(id, name)));
+    if (!view) {
+      this.toolViews.set(id, (view = new ToolView(id, name)));
+      view.setServers(this.mcpServers);
+    }
     return view;
   }
 
