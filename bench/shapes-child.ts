@@ -1,9 +1,10 @@
 // One measurement of the shapes bench in a fresh process, so each has its own heap and peak RSS.
-// Prints one JSON line.
-//   node --import tsx bench/shapes-child.ts plain <file>   readFileSync + split + JSON.parse of every line
-//   node --import tsx bench/shapes-child.ts pi <file>      Pi 0.58.3: SessionManager.open + buildSessionContext
-//   node --import tsx bench/shapes-child.ts pith <file>    open + context, first and second tree, getMessages,
-//                                                          navigateTree without a summary (on the file: use a copy)
+// Prints one JSON line per file (several files: one process measures them in turn, as the bench's
+// smoke test does to spare the start-ups; the peak RSS is then the process's so far).
+//   node --import tsx bench/shapes-child.ts plain <file>...   readFileSync + split + JSON.parse of every line
+//   node --import tsx bench/shapes-child.ts pi <file>...      Pi 0.58.3: SessionManager.open + buildSessionContext
+//   node --import tsx bench/shapes-child.ts pith <file>...    open + context, first and second tree, getMessages,
+//                                                             navigateTree without a summary (on the file: use a copy)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionHost } from "../src/host/session-host.js";
@@ -12,10 +13,13 @@ import { SessionFile } from "../src/session/session-file.js";
 import { openWithPi } from "../test/support/pi.js";
 import { collectGarbage } from "./util.js";
 
-const [mode, file] = process.argv.slice(2);
+const [mode, ...files] = process.argv.slice(2);
 const ms = (t0: number) => Number((performance.now() - t0).toFixed(1));
 const maxRssMb = () => Number(((process.resourceUsage().maxRSS * 1024) / (1 << 20)).toFixed(1));
 
+for (const file of files) await measure(file);
+
+async function measure(file: string): Promise<void> {
 if (mode === "plain") {
   const t0 = performance.now();
   const entries: unknown[] = [];
@@ -58,3 +62,4 @@ if (mode === "plain") {
   await host.shutdown();
   console.log(JSON.stringify({ open, heapAfterOpenMb, tree1, tree2, getMessages, navigate, messages, treeEntries: tree.entries.length, contextMessages: ctx.messages.length, maxRssMb: maxRssMb() }));
 } else throw new Error(`unknown mode ${mode}`);
+}

@@ -24,6 +24,8 @@ export interface ShapesBenchOptions {
   shapes?: readonly ShapeName[];
   /** files for the listing figures (default 1,000 and 10,000) */
   listing?: readonly number[];
+  /** every shape of a mode measured in one process (the smoke test: quicker, figures not comparable) */
+  oneProcess?: boolean;
   /** measure the daemon's event loop too (default true) */
   eventLoop?: boolean;
   log?: (line: string) => void;
@@ -31,13 +33,22 @@ export interface ShapesBenchOptions {
 
 type Json = Record<string, number>;
 
-function child(mode: string, file: string, timeoutMs = 600_000): Json | null {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench", "shapes-child.ts"), mode, file], { cwd: ROOT, encoding: "utf8", timeout: timeoutMs, maxBuffer: 1 << 20 });
+/** One child measuring `files` in turn: a figure per file, or null for all past the time limit. */
+function children(mode: string, files: readonly string[], timeoutMs = 600_000): (Json | null)[] {
+  const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "bench", "shapes-child.ts"), mode, ...files], { cwd: ROOT, encoding: "utf8", timeout: timeoutMs * files.length, maxBuffer: 1 << 20 });
   if (r.error || r.status !== 0) {
-    if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT" || r.signal === "SIGTERM") return null;
+    if ((r.error as NodeJS.ErrnoException | undefined)?.code === "ETIMEDOUT" || r.signal === "SIGTERM") return files.map(() => null);
     throw new Error(`shapes child ${mode} failed: ${r.stderr}`);
   }
-  return JSON.parse(r.stdout.trim().split("\n").pop() as string) as Json;
+  return r.stdout.trim().split("\n").slice(-files.length).map((line) => JSON.parse(line) as Json);
+}
+
+/**
+ * What `children` measures, each file in a process of its own (the bench: each figure its own heap
+ * and peak RSS), or with `oneProcess` all in one (the smoke test: figures present, not comparable).
+ */
+function measured(mode: string, files: readonly string[], oneProcess: boolean, timeoutMs?: number): (Json | null)[] {
+  return oneProcess ? children(mode, files, timeoutMs) : files.map((f) => children(mode, [f], timeoutMs)[0]);
 }
 
 function medianOf(rows: Json[], key: string): number {
@@ -60,39 +71,39 @@ export interface ShapeFigures {
   plainMaxRssMb: number;
 }
 
-function measureShape(dir: string, shape: ShapeName, mb: number, runs: number): ShapeFigures {
-  const file = join(dir, `${shape}.jsonl`);
-  const info = writeShape(file, shape, Math.round(mb * 1e6));
-  const plain = Array.from({ length: runs }, () => child("plain", file)!);
-  const pi: Json[] = [];
-  for (let i = 0; i < runs; i++) {
-    const r = child("pi", file, PI_CUTOFF_MS);
-    if (!r) break; // over the cut-off: once is enough to know
-    pi.push(r);
+function measureShapes(dir: string, shapes: readonly ShapeName[], mb: number, runs: number, oneProcess: boolean): ShapeFigures[] {
+  const files = shapes.map((shape) => join(dir, `${shape}.jsonl`));
+  const infos = shapes.map((shape, i) => writeShape(files[i], shape, Math.round(mb * 1e6)));
+  const plain: Json[][] = shapes.map(() => []);
+  const pi: Json[][] = shapes.map(() => []);
+  const pith: Json[][] = shapes.map(() => []);
+  for (let run = 0; run < runs; run++) {
+    measured("plain", files, oneProcess).forEach((r, i) => plain[i].push(r!));
+    // over the cut-off: once is enough to know (that shape is left out of later runs)
+    const piFiles = files.filter((_, i) => pi[i].length === run);
+    const piRuns = measured("pi", piFiles, oneProcess, PI_CUTOFF_MS);
+    piFiles.forEach((f, k) => piRuns[k] && pi[files.indexOf(f)].push(piRuns[k]!));
+    // navigateTree writes a leaf marker: each run works on copies
+    const copies = files.map((f, i) => join(dir, `${shapes[i]}-run${run}.jsonl`));
+    files.forEach((f, i) => copyFileSync(f, copies[i]));
+    measured("pith", copies, oneProcess).forEach((r, i) => pith[i].push(r!));
+    for (const c of copies) rmSync(c, { force: true });
   }
-  const pith = Array.from({ length: runs }, (_, i) => {
-    // navigateTree writes a leaf marker: each run works on a copy
-    const copy = join(dir, `${shape}-run${i}.jsonl`);
-    copyFileSync(file, copy);
-    const r = child("pith", copy)!;
-    rmSync(copy, { force: true });
-    return r;
-  });
-  return {
+  return shapes.map((shape, i) => ({
     shape,
-    mb: round(info.bytes / 1e6, 1),
-    entries: info.entries,
-    plainMs: medianOf(plain, "ms"),
-    piMs: pi.length === runs ? medianOf(pi, "ms") : null,
-    openMs: medianOf(pith, "open"),
-    tree1Ms: medianOf(pith, "tree1"),
-    tree2Ms: medianOf(pith, "tree2"),
-    navigateMs: medianOf(pith, "navigate"),
-    getMessagesMs: medianOf(pith, "getMessages"),
-    heapAfterOpenMb: medianOf(pith, "heapAfterOpenMb"),
-    maxRssMb: medianOf(pith, "maxRssMb"),
-    plainMaxRssMb: medianOf(plain, "maxRssMb"),
-  };
+    mb: round(infos[i].bytes / 1e6, 1),
+    entries: infos[i].entries,
+    plainMs: medianOf(plain[i], "ms"),
+    piMs: pi[i].length === runs ? medianOf(pi[i], "ms") : null,
+    openMs: medianOf(pith[i], "open"),
+    tree1Ms: medianOf(pith[i], "tree1"),
+    tree2Ms: medianOf(pith[i], "tree2"),
+    navigateMs: medianOf(pith[i], "navigate"),
+    getMessagesMs: medianOf(pith[i], "getMessages"),
+    heapAfterOpenMb: medianOf(pith[i], "heapAfterOpenMb"),
+    maxRssMb: medianOf(pith[i], "maxRssMb"),
+    plainMaxRssMb: medianOf(plain[i], "maxRssMb"),
+  }));
 }
 
 /** `n` small session files (copies of a few generated ones) under one sessions folder. */
@@ -182,8 +193,7 @@ export async function runShapesBench(opts: ShapesBenchOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), "pith-shapes-bench-"));
   try {
     log(`shapes bench: ${shapes.length} shapes of ${mb} MB, ${runs} run(s) each, in ${dir}`);
-    const figures: ShapeFigures[] = [];
-    for (const shape of shapes) figures.push(measureShape(dir, shape, mb, runs));
+    const figures = measureShapes(dir, shapes, mb, runs, opts.oneProcess ?? false);
     const x = (ms: number, base: number) => `${round(ms / base, 2)}x`;
     log(
       table([

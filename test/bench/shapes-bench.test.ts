@@ -9,7 +9,7 @@ import { runShapesBench } from "../../bench/shapes.bench.js";
 
 test("shapes bench: every shape measured beside the plain parse and Pi, listing and event-loop figures present", { timeout: 240_000 }, async () => {
   const lines: string[] = [];
-  const r = await runShapesBench({ mb: 0.15, runs: 1, listing: [40], log: (l) => lines.push(l) });
+  const r = await runShapesBench({ mb: 0.15, runs: 1, listing: [40], oneProcess: true, log: (l) => lines.push(l) });
   assert.deepEqual(r.figures.map((f) => f.shape), [...SHAPES]);
   for (const f of r.figures) {
     assert.ok(f.entries > 10, `${f.shape}: ${f.entries} entries`);

@@ -12,7 +12,7 @@ test("a node link relays the session methods and initialize, and nothing global"
   assert.deepEqual(
     relayed,
     [
-      "abort", "closeSession", "compact", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats", "getState", "getTree", "initialize",
+      "abort", "closeSession", "compact", "deleteSession", "forkSession", "getHistory", "getMessages", "getSessionStats", "getState", "getTree", "initialize", "listMcpServers",
       "navigateTree", "prompt", "setAutoCompactionEnabled", "setCompactionThreshold", "setLabel", "setModel", "setPermissionMode", "setSessionName", "setThinkingLevel", "subscribe", "unsubscribe",
     ].sort(),
   );
