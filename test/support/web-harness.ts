@@ -36,6 +36,28 @@ export interface WebStage {
   close(): Promise<void>;
 }
 
+/**
+ * An init script (context.addInitScript) that lets a test drop the page's WebSocket and keep it
+ * from reconnecting (and the daemon probe failing): window.__net.drop(block), window.__net.unblock().
+ */
+export const NETWORK_SWITCH = `(() => {
+  const NativeWebSocket = window.WebSocket;
+  const nativeFetch = window.fetch.bind(window);
+  const sockets = [];
+  let blocked = false;
+  window.__net = {
+    drop(block) { blocked = block; for (const s of sockets) s.close(); },
+    unblock() { blocked = false; },
+  };
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(url, protocols) {
+      super(blocked ? "ws://127.0.0.1:9/rpc" : url, protocols);
+      sockets.push(this);
+    }
+  };
+  window.fetch = (...args) => (blocked ? Promise.reject(new TypeError("network blocked by the test")) : nativeFetch(...args));
+})();`;
+
 /** The fake API, a daemon with the flow settings and the small model (and `settings` over them), a client and a 1280×800 page. */
 export async function webStage(clientName: string, settings: object = {}): Promise<WebStage> {
   const cleanup = new Cleanup();

@@ -294,6 +294,8 @@ test("phone size: the controls fit and the permission prompt is usable", { skip,
     p.setDefaultTimeout(10_000);
     const id = await newSession();
     await show(p, id);
+    // one row above the chat: the session's controls open from its menu button
+    await p.locator("button.session-menu").tap();
     for (const sel of ["select.model-picker", "select.thinking-level", "select.permission-mode", ".stats", "button.delete-session"]) {
       const box = await p.locator(sel).boundingBox();
       assert.ok(box && box.x >= 0 && box.x + box.width <= 390 + 1, `${sel} is inside the screen: ${JSON.stringify(box)}`);

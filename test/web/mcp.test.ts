@@ -85,6 +85,8 @@ test("the MCP badge lists the servers with their tools and the failed one's reas
     const p = await phone.newPage();
     p.setDefaultTimeout(10_000);
     await show(p, id);
+    // on a phone the session's controls (the MCP badge among them) are behind the menu
+    await p.locator("button.session-menu").tap();
     await p.locator("details.mcp summary").tap();
     await p.locator('.mcp-server[data-server="broken"] .mcp-error').waitFor();
     for (const sel of ["details.mcp > summary", '.mcp-server[data-server="broken"] .mcp-error', '.mcp-server[data-server="notes"]', '.tool[data-tool-name="mcp__notes__echo"] .tool-server']) {

@@ -23,7 +23,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { ensureWebBundle } from "../support/fresh-dist.js";
 import { NOTES_SCRIPT } from "../support/notes-script.js";
-import { launchChromium } from "../support/web-harness.js";
+import { launchChromium, NETWORK_SWITCH } from "../support/web-harness.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -121,25 +121,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
 }
 
 // ---- page helpers ----------------------------------------------------------------------------------
-
-/** Lets a test drop the page's WebSocket and keep it from reconnecting (and the daemon probe failing). */
-const NETWORK_SWITCH = `(() => {
-  const NativeWebSocket = window.WebSocket;
-  const nativeFetch = window.fetch.bind(window);
-  const sockets = [];
-  let blocked = false;
-  window.__net = {
-    drop(block) { blocked = block; for (const s of sockets) s.close(); },
-    unblock() { blocked = false; },
-  };
-  window.WebSocket = class extends NativeWebSocket {
-    constructor(url, protocols) {
-      super(blocked ? "ws://127.0.0.1:9/rpc" : url, protocols);
-      sockets.push(this);
-    }
-  };
-  window.fetch = (...args) => (blocked ? Promise.reject(new TypeError("network blocked by the test")) : nativeFetch(...args));
-})();`;
 
 async function text(selector: string): Promise<string> {
   return (await page.locator(selector).first().textContent()) ?? "";

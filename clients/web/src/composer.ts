@@ -88,6 +88,7 @@ export class Composer {
     if (!running && text.startsWith("!") && text.length > 1) return this.runBash(text.slice(1).trim());
     const mode = running ? (delivery ?? "steer") : undefined;
     this.input.value = "";
+    this.host.followLatest();
     try {
       await s.client.prompt(s.id, text, mode ? { delivery: mode } : {});
       // a queued prompt shows in getState's pending counts only
@@ -102,6 +103,7 @@ export class Composer {
     const s = this.host.session();
     if (!s) return;
     this.input.value = "";
+    this.host.followLatest();
     this.host.ownWork("bashing", true);
     try {
       await s.client.bash(s.id, command);

@@ -3,7 +3,8 @@
 // The bar above the transcript: how full the context is (with the automatic-compaction threshold
 // marked, and a quiet note while a summary is written ahead of time), the auto-compaction switch
 // with the threshold it fires at (a share of the window, the session's own), and compacting on
-// demand with instructions for the summary.
+// demand with instructions for the summary. On a narrow screen the row keeps the meter and a menu
+// button; the rest (here and in the session controls) opens from it.
 import { PithRpcError } from "../../ts/browser.js";
 import { ErrorCodes } from "../../../protocol/error-codes.js";
 import { contextMeter, withAutoCompaction, type SessionView } from "../../ts/session-view.js";
@@ -25,6 +26,8 @@ export class ContextBar {
   /** the session's threshold as a percentage of the window; empty: the settings' (or reserveTokens alone) */
   private readonly thresholdBox = h("input", { type: "number", class: "compaction-threshold", min: "1", max: "100", step: "1", "aria-label": "Compact at, percent of the window" });
   private readonly compactBtn = h("button", { type: "button", class: "compact-open", text: "Compact…" });
+  /** narrow screens only (app.css): the rest of the session's controls, folded away so the chat keeps the screen */
+  private readonly moreBtn = h("button", { type: "button", class: "session-menu", text: "⋯", title: "Session controls", "aria-label": "Session controls", "aria-expanded": "false" });
   private readonly instructions = h("textarea", { class: "compact-instructions", rows: 2, placeholder: "Instructions for the summary (optional), e.g. keep the API details" });
   /** the switch's new position while the daemon has not confirmed it (a redraw must not undo the click) */
   private toggling: boolean | undefined;
@@ -37,6 +40,7 @@ export class ContextBar {
       h("label", { class: "check auto", title: "Compact automatically when the context passes the threshold" }, this.autoBox, " Auto-compact"),
       h("label", { class: "threshold", title: "Compact automatically past this share of the window (empty: the settings'). The reply's reserve may fire first." }, " at ", this.thresholdBox, "%"),
       this.compactBtn,
+      this.moreBtn,
     );
     this.form = h(
       "form",
@@ -49,6 +53,7 @@ export class ContextBar {
       void this.compactNow();
     });
     this.compactBtn.addEventListener("click", () => this.toggleForm());
+    this.moreBtn.addEventListener("click", () => this.toggleMore());
     this.autoBox.addEventListener("change", () => void this.setAutoCompaction(this.autoBox.checked));
     this.thresholdBox.addEventListener("change", () => void this.setThreshold(this.thresholdBox.value.trim()));
   }
@@ -62,7 +67,16 @@ export class ContextBar {
     if (show) this.instructions.focus();
   }
 
+  /** Opens or folds the controls behind the menu button (the row's and the session controls' after it). */
+  private toggleMore(open = this.el.dataset.more !== "open"): void {
+    this.el.dataset.more = open ? "open" : "closed";
+    this.moreBtn.setAttribute("aria-expanded", String(open));
+  }
+
   render(view: SessionView | undefined, reserveTokens: number, enabled: boolean, busy: boolean): void {
+    // nothing to measure or compact without a session
+    this.el.hidden = !view;
+    if (!view) this.form.hidden = true;
     this.compactBtn.disabled = !enabled || busy;
     this.autoBox.disabled = !enabled;
     this.autoBox.checked = this.toggling ?? view?.autoCompaction ?? this.autoBox.checked;

@@ -47,6 +47,8 @@ export interface AppHost {
   /** puts text in the message box (navigateTree's editorText) */
   setDraft(text: string): void;
   focusComposer(): void;
+  /** the user sent something: the transcript goes to its end and follows it again */
+  followLatest(): void;
   /** the session list changed (the title may use a session's first message) */
   sessionsChanged(): void;
 }

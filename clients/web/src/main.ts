@@ -140,6 +140,9 @@ class App implements AppHost {
   focusComposer(): void {
     this.composer.focus();
   }
+  followLatest(): void {
+    this.transcript.followEnd();
+  }
   sessionsChanged(): void {
     this.titled = null;
     this.render();
@@ -175,6 +178,8 @@ class App implements AppHost {
 
   private connStatus(s: ConnStatus): void {
     this.topbar.showConnection(s);
+    // what streams is unknown while the connection is down: app.css stops its indicators
+    this.root.dataset.conn = s.kind;
     if (s.kind === "refused") {
       forgetToken();
       this.pith = undefined;

@@ -108,3 +108,23 @@ function link(label: string, href: string, raw: string): Inline {
   if (url.protocol !== "http:" && url.protocol !== "https:") return raw;
   return h("a", { href: url.href, target: "_blank", rel: "noopener noreferrer nofollow" }, ...inline(label));
 }
+
+/**
+ * Markdown as one line of plain text, for a label (the tree's previews, which are the first
+ * characters of a message or summary with its line breaks already folded into spaces): headings'
+ * and rules' marks go (one inside the line becomes a " · " break), and so do emphasis, code and
+ * bullet marks; a link or image keeps its text.
+ */
+export function plainLabel(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)\s]*\)/g, "$1")
+    .replace(/^\s*(#{1,6}|-{3,}|\*{3,}|_{3,})\s+/, "")
+    .replace(/\s+(#{1,6}|-{3,}|\*{3,}|_{3,})(?=\s|$)/g, " ·")
+    .replace(/(\*\*|__)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/(^|[\s(])\*(\S(?:[^*]*?\S)?)\*(?=[\s.,;:!?)]|$)/g, "$1$2")
+    .replace(/`+([^`]*)`+/g, "$1")
+    .replace(/(^|\s)[*+]\s+/g, "$1")
+    .replace(/^\s*-\s+/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}

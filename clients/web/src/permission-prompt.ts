@@ -11,17 +11,44 @@
 // command past any cut. The box scrolls, and when the arguments do not fit in it a line under it
 // says so, with their size, before the user answers. Characters that would hide or reorder text
 // (DEL, C1 controls, bidi overrides and isolates) are shown as \u escapes: the arguments are JSON,
-// and escaping them keeps the same value.
+// and escaping them keeps the same value. An edit is shown as the diff of its old and new text
+// (every line of both), a write as the content it would write.
 import type { ServerRequestParams, ServerRequestResult } from "../../../protocol/index.js";
+import { diffEl, replacementDiff } from "./diff-view.js";
 import { fmtInt, h } from "./dom.js";
 
 type Ask = ServerRequestParams<"requestPermission">;
 type Answer = ServerRequestResult<"requestPermission">;
 
-/** The arguments as indented JSON, with what could hide or reorder text written as \u escapes. */
+/** What could hide or reorder text (DEL, C1 controls, bidi overrides and isolates) written as \u escapes. */
+function visible(text: string): string {
+  return text.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** The arguments as indented JSON, escaped as above. */
 function shownArgs(args: unknown): string {
-  const json = JSON.stringify(args, null, 2) ?? "null";
-  return json.replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return visible(JSON.stringify(args, null, 2) ?? "null");
+}
+
+/**
+ * What the call would do, in the box: an edit as the diff of its old and new text, a write as the
+ * content it would write, anything else as its arguments' JSON. Arguments beyond the ones drawn
+ * (or of another shape) are shown as JSON too: nothing the tool would get is left out.
+ */
+function whatItWouldDo(ask: Ask): { head: string; box: HTMLElement; text: string; rest?: string } {
+  const { path, oldText, newText, content, ...rest } = ask.args as Record<string, unknown>;
+  const restJson = Object.keys(rest).length > 0 ? shownArgs(rest) : undefined;
+  if (typeof path === "string" && ask.toolName === "edit" && typeof oldText === "string" && typeof newText === "string" && content === undefined) {
+    const text = visible(replacementDiff(oldText, newText));
+    return { head: `change ${visible(path)}:`, box: diffEl(text, "permission-args"), text, rest: restJson };
+  }
+  if (typeof path === "string" && ask.toolName === "write" && typeof content === "string" && oldText === undefined && newText === undefined) {
+    const text = visible(content);
+    const lines = content === "" ? 0 : content.split("\n").length;
+    return { head: `write ${visible(path)} (${fmtInt(lines)} line${lines === 1 ? "" : "s"}, ${fmtInt(content.length)} characters):`, box: h("pre", { class: "scroll permission-args permission-content", text }), text, rest: restJson };
+  }
+  const text = shownArgs(ask.args);
+  return { head: "", box: h("pre", { class: "scroll permission-args", text }), text };
 }
 
 export class PermissionPrompt {
@@ -70,7 +97,7 @@ export class PermissionPrompt {
     this.el.replaceChildren();
     if (!first) return;
     const { ask } = first;
-    const args = shownArgs(ask.args);
+    const shown = whatItWouldDo(ask);
     const answer = (outcome: Answer["outcome"]) => {
       this.waiting.shift();
       first.answer({ outcome });
@@ -80,7 +107,9 @@ export class PermissionPrompt {
     this.el.append(
       h("div", { class: "permission-asker" }, "Session ", h("strong", { class: "permission-session", text: this.sessionLabel(ask.sessionId) }), " asks:"),
       h("div", { class: "permission-head" }, "The agent wants to run ", h("code", { text: ask.toolName }), this.waiting.length > 1 ? h("span", { class: "muted", text: ` (${this.waiting.length - 1} more waiting)` }) : null),
-      h("pre", { class: "scroll permission-args", tabindex: 0, "aria-label": "What the tool would be given, in full", text: args }),
+      ...(shown.head ? [h("div", { class: "permission-what", text: `It would ${shown.head}` })] : []),
+      shown.box,
+      ...(shown.rest ? [h("pre", { class: "scroll permission-rest", tabindex: 0, "aria-label": "The call's other arguments", text: shown.rest })] : []),
       h("div", { class: "permission-note", hidden: true }),
       h(
         "div",
@@ -90,7 +119,9 @@ export class PermissionPrompt {
         h("button", { type: "button", class: "danger deny", text: "Deny", onclick: () => answer("deny") }),
       ),
     );
-    this.noteWhenLong(args);
+    shown.box.tabIndex = 0;
+    shown.box.setAttribute("aria-label", "What the tool would be given, in full");
+    this.noteWhenLong(shown.text);
     this.el.querySelector<HTMLElement>("button.allow")?.focus();
   }
 

@@ -6,6 +6,7 @@
 import type { AssistantContentBlock, ToolResultMessage } from "../../../protocol/index.js";
 import { mcpToolOrigin, type McpServerInfo } from "../../ts/mcp-servers.js";
 import type { ToolState, ToolStatus, TranscriptItem } from "../../ts/transcript-state.js";
+import { diffEl } from "./diff-view.js";
 import { clear, fmtInt, h } from "./dom.js";
 import { contentText, images, renderText, thinkingEl } from "./rich-text.js";
 
@@ -134,13 +135,8 @@ export class ToolView {
     for (const img of images(result.content)) this.resultBox.appendChild(img);
     const details = result.details as { diff?: unknown } | undefined;
     if (details && typeof details.diff === "string" && details.diff !== "") {
-      const pre = h("pre", { class: "scroll diff" });
-      for (const line of details.diff.split("\n")) {
-        const cls = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "";
-        pre.appendChild(h("span", { class: cls, text: `${line}\n` }));
-      }
       this.resultBox.appendChild(h("div", { class: "section-label", text: "Diff" }));
-      this.resultBox.appendChild(pre);
+      this.resultBox.appendChild(diffEl(details.diff));
     }
   }
 }

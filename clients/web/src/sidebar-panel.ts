@@ -1,10 +1,12 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// The sidebar: two tabs. Sessions: the list (by working directory) and a form for a new one.
+// The sidebar: two tabs. Sessions: the list (by working directory) and a form for a new one (its
+// folder picked by the user: folder-picker.ts).
 // Tree: the session's entries; click one to continue from there (optionally summarizing the
 // branch left), or fork a new session from it, or label it. sidebar.ts draws the lists.
 import { debounce, errText, type AppHost } from "./host.js";
 import { h } from "./dom.js";
+import { FolderPicker } from "./folder-picker.js";
 import { renderSessions, renderTree, type SessionSummary, type TreeNode } from "./sidebar.js";
 
 export class SidebarPanel {
@@ -14,7 +16,7 @@ export class SidebarPanel {
   private readonly treeList = h("div", { class: "tree-list" });
   private readonly summarizeBox = h("input", { type: "checkbox", class: "summarize-branch" });
   private readonly newForm: HTMLFormElement;
-  private readonly cwdInput = h("input", { type: "text", name: "cwd", placeholder: "working directory (default: the daemon's)", autocomplete: "off", spellcheck: "false" });
+  private readonly folder = new FolderPicker();
   private readonly nameInput = h("input", { type: "text", name: "name", placeholder: "name (optional)", autocomplete: "off" });
   readonly refreshTreeSoon = debounce(() => void this.refreshTree(), 200);
   readonly refreshSessionsSoon = debounce(() => void this.refreshSessions(), 300);
@@ -23,7 +25,7 @@ export class SidebarPanel {
     this.newForm = h(
       "form",
       { class: "new-session-form", hidden: true },
-      this.cwdInput,
+      this.folder.el,
       this.nameInput,
       h("div", { class: "row" }, h("button", { type: "submit", class: "primary", text: "Create" }), h("button", { type: "button", class: "cancel", text: "Cancel", onclick: () => this.toggleNewForm(false) })),
     );
@@ -90,11 +92,13 @@ export class SidebarPanel {
   private async createSession(): Promise<void> {
     const client = this.host.client();
     if (!client) return;
-    const cwd = this.cwdInput.value.trim();
+    const cwd = this.folder.picked();
+    if (!cwd) return;
     const name = this.nameInput.value.trim();
-    const ok = await this.host.adopt(() => client.createSession({ ...(cwd ? { cwd } : {}), ...(name ? { name } : {}) }));
+    const ok = await this.host.adopt(() => client.createSession({ cwd, ...(name ? { name } : {}) }));
     if (ok) {
-      this.cwdInput.value = "";
+      this.folder.remember(cwd);
+      this.folder.input.value = "";
       this.nameInput.value = "";
       this.toggleNewForm(false);
       this.host.showSidebar(false);
@@ -104,7 +108,10 @@ export class SidebarPanel {
 
   private toggleNewForm(show = this.newForm.hidden): void {
     this.newForm.hidden = !show;
-    if (show) this.cwdInput.focus();
+    if (!show) return;
+    // the folders the listed sessions work in, newest first
+    this.folder.offer([...this.sessions].sort((a, b) => Date.parse(b.modified) - Date.parse(a.modified)).map((s) => s.cwd));
+    this.folder.input.focus();
   }
 
   private showTab(tab: "sessions" | "tree"): void {

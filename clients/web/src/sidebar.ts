@@ -3,6 +3,7 @@
 // The sidebar's lists: sessions grouped by working directory, and the session tree.
 import type { ResultOf } from "../../../protocol/index.js";
 import { basename, clear, h, relTime } from "./dom.js";
+import { plainLabel } from "./markdown.js";
 
 export type SessionSummary = ResultOf<"listSessions">["sessions"][number];
 export type Tree = ResultOf<"getTree">;
@@ -92,7 +93,8 @@ export function renderTree(container: HTMLElement, tree: Tree, actions: TreeActi
   const rows = tree.entries.map((e) => {
     const kind = e.type === "message" ? (e.role ?? "message") : e.type;
     const [badge, what] = BADGES[kind] ?? ["·", kind];
-    const preview = e.preview;
+    // a compaction's preview is its summary's markdown: shown as the text it reads as
+    const preview = plainLabel(e.preview);
     const active = e.id === tree.leafId;
     return h(
       "li",

@@ -3,7 +3,8 @@
 // The transcript on the page: draws a TranscriptState (clients/ts/transcript-state.ts) and keeps
 // the drawing in step with each new state, touching only the items that changed (states share
 // unchanged items, so a reference check finds them). Elements stay put across updates, so what
-// the user expanded stays expanded; the view follows the end unless the user scrolled away.
+// the user expanded stays expanded; the view follows the end unless the user scrolled away (then
+// a "Jump to latest" button brings it back, and so does sending: followEnd).
 import type { AgentMessage, EventParams } from "../../../protocol/index.js";
 import type { McpServerInfo } from "../../ts/mcp-servers.js";
 import { addNotice, reduceTranscript, transcriptFrom, type ReplyModel, type TranscriptEvent, type TranscriptItem, type TranscriptState } from "../../ts/transcript-state.js";
@@ -30,7 +31,10 @@ export class Transcript {
   private drawnState: TranscriptState | undefined;
   private readonly drawn = new Map<number, Drawn>();
   private readonly toolViews = new Map<string, ToolView>();
+  /** following the end: what comes in is scrolled to; off while the user reads further up */
   private stick = true;
+  /** while the user reads further up: back to the newest item (it sticks to the bottom of the view) */
+  private readonly jumpBtn = h("button", { type: "button", class: "jump-latest", text: "↓ Jump to latest", hidden: true, onclick: () => this.followEnd() });
   /** the scrollTop we set ourselves: its scroll event says nothing about the user */
   private autoTop = -1;
   private readonly drawSoon = frameScheduler(() => this.draw());
@@ -44,11 +48,19 @@ export class Transcript {
   /** nested: drawn inside another transcript (the history block), without its own scrolling */
   constructor(nested = false) {
     this.list.prepend(this.historySlot);
-    this.el = nested ? h("div", { class: "transcript nested" }, this.list) : h("div", { class: "transcript", role: "log", "aria-live": "polite" }, this.list);
+    this.el = nested ? h("div", { class: "transcript nested" }, this.list) : h("div", { class: "transcript", role: "log", "aria-live": "polite" }, this.list, this.jumpBtn);
     this.el.addEventListener("scroll", () => {
       if (Math.abs(this.el.scrollTop - this.autoTop) < 2) return;
       this.stick = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 60;
+      this.jumpBtn.hidden = this.stick;
     });
+  }
+
+  /** Back to the newest item, and following it again (the user sent something, or asked to). */
+  followEnd(): void {
+    this.stick = true;
+    this.jumpBtn.hidden = true;
+    this.scrollToEnd();
   }
 
   /** Shows `t`; `soon`: at the next frame (a streamed reply changes many times a frame). */
@@ -214,6 +226,7 @@ export class Transcript {
     clear(this.list);
     this.list.appendChild(this.historySlot);
     this.stick = true;
+    this.jumpBtn.hidden = true;
   }
 
   private scrollToEnd(): void {
