@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The message box and what it sends: a prompt when idle; while a run goes on, a steer (handed
-// to the agent after the current tool call) or a follow-up (for when it would stop); `!cmd` runs
+// to the agent after the running tool, or when the reply being streamed ends) or a follow-up
+// (for when it would stop); `!cmd` runs
 // a shell command (the bash method). Abort stops whatever runs. The status line says what runs;
 // the queued prompts show under it (queue-view.ts), a steer with "Stop and send now".
 import type { QueuedPrompt } from "../../ts/session-view.js";
@@ -21,7 +22,7 @@ export class Composer {
   private readonly statusEl = h("span", { class: "run-status", "data-state": "idle" });
   private readonly pendingEl = h("span", { class: "pending muted" });
   private readonly sendBtn = h("button", { type: "button", class: "send primary", text: "Send" });
-  private readonly steerBtn = h("button", { type: "button", class: "steer", text: "Steer", title: "Hand this to the running agent after the current tool call (Enter)" });
+  private readonly steerBtn = h("button", { type: "button", class: "steer", text: "Steer", title: "Hand this to the running agent after the running tool, or when its reply ends (Enter)" });
   private readonly followBtn = h("button", { type: "button", class: "follow-up", text: "Follow-up", title: "Queue this for when the agent would stop (Alt+Enter)" });
   private readonly abortBtn = h("button", { type: "button", class: "abort danger", text: "Abort", title: "Stop what is running (Esc)" });
   private readonly queueView = new QueueView(() => void this.abort("send"));
