@@ -10,6 +10,7 @@ import {
   CompactionResult,
   ErrorClass,
   Id,
+  QueuedPrompt,
   ToolResultMessage,
   Usage,
   UserContentBlock,
@@ -111,8 +112,14 @@ export const events = {
     runId: Id,
     reason: z.enum(["aborted"]),
     /** in the order they were accepted; timestamp: when (ms) */
-    prompts: z.array(z.object({ delivery: z.enum(["steer", "followUp"]), text: z.string(), timestamp: z.number() })),
+    prompts: z.array(QueuedPrompt),
   }),
+  /**
+   * the prompts queued on the session changed (added in version 1): one was queued, delivered
+   * (stored as a user message), dropped by an abort, or handed to the next run; `queue` is all of
+   * them now, in the order accepted (getState.queue)
+   */
+  queue_update: z.object({ ...base, queue: z.array(QueuedPrompt) }),
   /** the run is over; usage sums the run's model calls */
   agent_end: z.object({ ...base, runId: Id, stopReason: RunStopReason, error: RunError.optional(), usage: Usage }),
   compaction_start: z.object({

@@ -57,6 +57,9 @@ export const ImageInput = z.strictObject({
   mimeType: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"]),
 });
 
+/** A prompt queued on a run (steer / followUp) as clients see it; timestamp: when it was accepted (ms). */
+export const QueuedPrompt = z.object({ delivery: z.enum(["steer", "followUp"]), text: z.string(), timestamp: z.number() });
+
 // -- usage --
 
 const Cost = openObject({

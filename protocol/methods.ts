@@ -11,6 +11,7 @@ import {
   ImageInput,
   SessionId,
   PermissionMode,
+  QueuedPrompt,
   ThinkingLevel,
 } from "./messages.js";
 import { PendingRequest } from "./server-requests.js";
@@ -99,6 +100,8 @@ export const SessionState = z.object({
   preparedCompaction: PreparedCompaction.optional(),
   /** prompts queued while a run is in progress (kept across a crash: see PROTOCOL.md) */
   pending: z.object({ steer: NonNegInt, followUp: NonNegInt }),
+  /** those prompts, with their text, in the order accepted (added in version 1; queue_update reports changes) */
+  queue: z.array(QueuedPrompt).optional(),
   /** questions to clients waiting for an answer (added in version 1; absent when none): see "Server → client requests" */
   pendingRequests: z.array(PendingRequest).optional(),
   /**
@@ -361,7 +364,15 @@ const prompt = {
 
 const abort = {
   scope: "session",
-  params: z.strictObject(SessionRef),
+  params: z.strictObject({
+    ...SessionRef,
+    /**
+     * what becomes of the prompts queued on the aborted run (added in version 1): "drop" (the
+     * default: prompts_dropped lists them) or "send" (the next run starts with them at once:
+     * "stop and send now")
+     */
+    queued: z.enum(["drop", "send"]).optional(),
+  }),
   /** false: nothing was in progress */
   result: z.object({ aborted: z.boolean() }),
 } satisfies MethodDef;

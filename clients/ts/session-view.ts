@@ -11,6 +11,9 @@ import { withMcpServer, type McpServerInfo } from "./mcp-servers.js";
 import { addNotice, reduceTranscript, transcriptFrom, type TranscriptState } from "./transcript-state.js";
 
 export type SessionState = ResultOf<"getState">;
+export type QueuedPrompt = NonNullable<SessionState["queue"]>[number];
+
+const NO_QUEUE: readonly QueuedPrompt[] = [];
 
 /** A summary written ahead of time (before the compaction that uses it): being written, or ready; null: none. */
 export type PreparedStatus = PreparedCompaction["status"] | null;
@@ -39,8 +42,10 @@ export interface SessionView {
   readonly autoCompaction: boolean;
   readonly context: ContextSize;
   readonly prepared: PreparedStatus;
-  /** prompts queued while a run is in progress (getState: no event reports them) */
+  /** prompts queued while a run is in progress (getState, then queue_update) */
   readonly pending: { readonly steer: number; readonly followUp: number };
+  /** those prompts with their text, in the order accepted (empty from a server that does not send them) */
+  readonly queue: readonly QueuedPrompt[];
   /** its MCP servers (listMcpServers, then mcp_server events) */
   readonly mcpServers: readonly McpServerInfo[];
   readonly transcript: TranscriptState;
@@ -90,7 +95,7 @@ export function withNotice(view: SessionView, kind: "error" | "warn" | "info", t
   return { ...view, transcript: addNotice(view.transcript, kind, text, tag) };
 }
 
-function stateFields(st: SessionState): Pick<SessionView, "info" | "running" | "compacting" | "autoCompaction" | "context" | "prepared" | "pending"> {
+function stateFields(st: SessionState): Pick<SessionView, "info" | "running" | "compacting" | "autoCompaction" | "context" | "prepared" | "pending" | "queue"> {
   return {
     info: st,
     running: st.isRunning,
@@ -99,6 +104,7 @@ function stateFields(st: SessionState): Pick<SessionView, "info" | "running" | "
     context: { tokens: st.contextTokens, window: st.contextWindow, ...(st.threshold !== undefined ? { threshold: st.threshold } : {}) },
     prepared: st.preparedCompaction ? (st.preparedCompaction.status === "ready" ? "ready" : "summarizing") : null,
     pending: st.pending,
+    queue: st.queue ?? NO_QUEUE,
   };
 }
 
@@ -140,13 +146,18 @@ export function reduceSessionView(view: SessionView, ev: EventLine): SessionView
     case "mcp_server":
       next.mcpServers = withMcpServer(view.mcpServers, ev.server);
       break;
+    case "queue_update":
+      next.queue = ev.queue;
+      next.pending = { steer: ev.queue.filter((q) => q.delivery === "steer").length, followUp: ev.queue.filter((q) => q.delivery === "followUp").length };
+      break;
     case "usage_update":
       next.context = { tokens: ev.contextTokens, window: ev.contextWindow, ...(ev.threshold !== undefined ? { threshold: ev.threshold } : {}) };
       break;
   }
-  // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice);
-  // a question withdrawn is no part of the transcript either (the page closes its dialog), nor an MCP server's state
-  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped" && ev.type !== "request_resolved" && ev.type !== "mcp_server") {
+  // prompts_dropped changes no message: a client says it its own way (the web UI, as a notice); nor
+  // does the queue (shown beside the transcript); a question withdrawn is no part of the transcript
+  // either (the page closes its dialog), nor an MCP server's state
+  if (ev.type !== "agent_start" && ev.type !== "turn_start" && ev.type !== "turn_end" && ev.type !== "usage_update" && ev.type !== "prompts_dropped" && ev.type !== "queue_update" && ev.type !== "request_resolved" && ev.type !== "mcp_server") {
     const m = view.info.model;
     next.transcript = reduceTranscript(view.transcript, ev, { api: "", provider: m.provider ?? "", model: m.id });
   }

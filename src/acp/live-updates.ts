@@ -95,6 +95,7 @@ export function updatesForEvent(event: EventLine, ctx: LiveContext): SessionUpda
       if (event.code !== ErrorCodes.ContextFull || !(event.data as { truncated?: boolean } | undefined)?.truncated) return [];
       return [noticeOrNote(ctx, "warning", "The context is full", event.message, `error:${event.seq}`)];
     case "prompts_dropped":
+    case "queue_update":
       // an ACP prompt is never queued (a running session refuses it): these were another client's
       return [];
     default:

@@ -80,11 +80,11 @@ export class Agent {
     return this.pendingPrompts.counts;
   }
 
-  /** Delivered after the running tool finishes; the turn's remaining tool calls are skipped. */
+  /** Delivered at the next point the model can take it: after the running tool (the turn's remaining tool calls skipped), or when the reply being streamed ends. */
   steer(input: PromptInput): void {
     this.pendingPrompts.add(input, "steer");
   }
-  /** Delivered when the model would otherwise stop. */
+  /** Delivered when the model would otherwise stop, with no steer waiting. */
   followUp(input: PromptInput): void {
     this.pendingPrompts.add(input, "followUp");
   }
@@ -133,10 +133,8 @@ export class Agent {
     const scope: RunScope = { options: this.options, tools: this.options.tools, emit: this.emit, runId, signal };
     const pending = this.pendingPrompts;
     const store = (p: PromptInput) => this.storeUser(runId, p);
-    const deliverQueued = () => {
-      pending.deliver("steer", store);
-      pending.deliver("followUp", store);
-    };
+    // Pi's rule: steers first; follow-ups only once the model would stop with no steer waiting
+    const deliverNext = () => pending.deliver(pending.hasSteer ? "steer" : "followUp", store);
     const total = emptyUsage();
     let stopReason: RunStopReason = "stop";
     let error: RunError | undefined;
@@ -158,6 +156,9 @@ export class Agent {
           error = { message: `stopped after ${maxTurns} model calls in one run` };
           break;
         }
+        // the next point the model can take a steer: after the last turn's tools, or a reply that
+        // ended (text only, or cut at the limit); and again after a compaction before this call
+        pending.deliver("steer", store);
         await this.options.hooks?.beforeModelCall?.({ runId, turn, signal });
         if (signal.aborted) {
           stopReason = "aborted";
@@ -169,6 +170,7 @@ export class Agent {
           stopReason = "aborted";
           break;
         }
+        pending.deliver("steer", store);
         this.emit({ type: "turn_start", runId, turn });
         const { message, error: callError } = await callModel(scope, specs);
         addUsage(total, message.usage);
@@ -193,11 +195,15 @@ export class Agent {
             stopReason = "aborted";
             break;
           }
-          // a steer is stored only when a model call will answer it (else the next run takes it)
-          if (turn < maxTurns) pending.deliver("steer", store);
+          // a steer is stored at the next turn's start: only when a model call will answer it (else the next run takes it)
           continue;
         }
         this.emit({ type: "turn_end", runId, turn, message, usage: message.usage });
+        if (pending.hasSteer && turn < maxTurns) {
+          // the reply is over: the steer goes in now (the next turn's start), before a cut reply is continued or a follow-up
+          lengthContinuations = 0;
+          continue;
+        }
         if (message.stopReason === "length" && lengthContinuations < (this.options.maxLengthContinuations ?? 3)) {
           // the reply hit the output limit: the next call continues it
           lengthContinuations++;
@@ -209,13 +215,13 @@ export class Agent {
           break;
         }
         if (!pending.isEmpty && turn < maxTurns) {
-          deliverQueued();
+          deliverNext();
           continue;
         }
         if (!signal.aborted && this.options.hooks?.beforeEnd) await this.options.hooks.beforeEnd({ runId, stopReason: "stop", signal });
         // prompts that came while the run was ending (an end-of-run compaction): the run goes on with them
         if (!signal.aborted && !pending.isEmpty && turn < maxTurns) {
-          deliverQueued();
+          deliverNext();
           continue;
         }
         stopReason = "stop";

@@ -90,7 +90,7 @@ export function methodHandlers(host: SessionHost, replayBufferSize: number, env:
     getTree: (p) => session(p).getTree(),
     getHistory: (p) => sessionHistory(session(p).file, p.messages),
     prompt: (p, _state, held) => session(p).prompt(held, p),
-    abort: (p) => session(p).abort(),
+    abort: (p) => session(p).abort(p.queued),
     compact: (p, _state, held) => session(p).compact(held, p.instructions),
     setAutoCompactionEnabled: (p) => session(p).setAutoCompaction(p.enabled),
     setCompactionThreshold: (p) => session(p).setCompactionThreshold(p.threshold),

@@ -430,3 +430,18 @@ test("MCP servers: the fetched list, then each mcp_server event replaces its ser
   assert.deepEqual(mcpToolOrigin("mcp__gone__look_up", []), { server: "gone", tool: "look_up" });
   assert.equal(mcpToolOrigin("read", servers), undefined);
 });
+
+test("the queued prompts with their text: getState.queue, then each queue_update (the counts follow); an older server's state has none", () => {
+  const steer = { delivery: "steer" as const, text: "look at b.ts instead", timestamp: 5 };
+  const follow = { delivery: "followUp" as const, text: "then run the tests", timestamp: 6 };
+  const v = sessionViewFrom(stateOf({ isRunning: true, pending: { steer: 1, followUp: 0 }, queue: [steer] }), [user("hi", 1)], { lastSeq: 2 });
+  assert.deepEqual(v.queue, [steer]);
+  const both = reduceSessionView(v, { type: "queue_update", sessionId: SID, seq: 3, queue: [steer, follow] });
+  assert.deepEqual(both.queue, [steer, follow]);
+  assert.deepEqual(both.pending, { steer: 1, followUp: 1 });
+  assert.equal(both.transcript, v.transcript, "no message changes");
+  const delivered = reduceSessionView(both, { type: "queue_update", sessionId: SID, seq: 4, queue: [follow] });
+  assert.deepEqual(delivered.pending, { steer: 0, followUp: 1 });
+  assert.equal(reduceSessionView(delivered, { type: "queue_update", sessionId: SID, seq: 4, queue: [] }), delivered, "a replayed event changes nothing");
+  assert.deepEqual(sessionViewFrom(stateOf(), []).queue, [], "a server without getState.queue");
+});

@@ -138,7 +138,7 @@ test("during the end-of-run compaction: a steer and a follow-up answered with th
   assert.equal(fake.remaining(), 0);
 });
 
-test("during a threshold compaction before a model call, then the run fails: the queued prompts start the next run (agent_start.queuedFrom)", async (t) => {
+test("during a threshold compaction before a model call: the steer goes in before that call; the call fails and the follow-up starts the next run (agent_start.queuedFrom)", async (t) => {
   const s = await daemon(t);
   await firstExchange(s);
   const hold = gate();
@@ -158,8 +158,10 @@ test("during a threshold compaction before a model call, then the run fails: the
   const events = await s.d.peer.runEvents(s.sessionId, runId, from);
   assert.equal(agentEnd(events).stopReason, "error", "the model call after the compaction failed");
   assert.equal(byType(events, "prompts_dropped").length, 0);
+  assert.deepEqual(userStarts(events).slice(1), [STEER], "the steer went in at the next point the model could take it: after the compaction");
+  assert.ok(modelRequests(before)[1].rawBody.includes(STEER), "the call after the compaction carried it");
   const next = await nextRun(s, runId, from);
-  assert.deepEqual(userStarts(next.events), [STEER, FOLLOW], "the next run stores them first");
+  assert.deepEqual(userStarts(next.events), [FOLLOW], "the next run stores the follow-up first");
   assert.equal(agentEnd(next.events).stopReason, "stop");
   await assertDelivered(s, before);
 });
@@ -236,18 +238,25 @@ test("while a tool runs on the last turn the run may take (max_turns): both queu
   await assertDelivered(s, before);
 });
 
-test("a follow-up queued on a run that ends at the output limit (length) starts the next run", async (t) => {
+test("during a reply cut at the output limit: the steer goes in right after it (before the cut reply is continued); a follow-up on a run that ends at the limit (length) starts the next run", async (t) => {
   const s = await daemon(t);
   const hold = gate();
   const before = fake.requests.length;
   const cut = (n: number) => textReply(`part ${n} `, { stopReason: "max_tokens", ...(n === 1 ? { holdUntil: hold.promise } : {}) });
-  fake.enqueue(cut(1), cut(2), cut(3), cut(4), textReply("ANSWER-IN-NEXT-RUN"));
+  // the steer's answer is cut too, and continued three times: the run ends at the limit
+  fake.enqueue(cut(1), cut(2), cut(3), cut(4), cut(5), textReply("ANSWER-IN-NEXT-RUN"));
   const from = s.d.peer.mark();
   const { runId } = await s.d.peer.request("prompt", { sessionId: s.sessionId, text: "write a lot" });
   await poll(() => modelRequests(before)[0], "the first model request");
   await queueBoth(s, runId);
   hold.open();
-  await endsThenNextRunTakesBoth(s, runId, from, before, "length");
+  const events = await s.d.peer.runEvents(s.sessionId, runId, from);
+  assert.equal(agentEnd(events).stopReason, "length");
+  assert.deepEqual(userStarts(events), ["write a lot", STEER], "the steer went in after the first cut reply");
+  assert.ok(modelRequests(before)[1].rawBody.includes(STEER), "the second request carried it");
+  const next = await nextRun(s, runId, from);
+  assert.deepEqual(userStarts(next.events), [FOLLOW]);
+  await assertDelivered(s, before);
 });
 
 test("abort drops what is queued and says so (prompts_dropped, before agent_end); a close keeps it for the reopen", async (t) => {

@@ -280,7 +280,10 @@ test("the auto-compaction setting belongs to the session: hidden from the tree, 
 test("prompts queued for a run that is aborted do not leak into the next run", async (t) => {
   const { h, cwd } = host(t, { turns: [{ text: "x".repeat(3000), chunkSize: 5, delayMs: 2 }, { text: "second" }] });
   const s = await h.create({ cwd });
+  // queued while the reply streams (a steer sent before the first model call goes into it)
+  const streaming = new Promise<void>((resolve) => s.subscribe((e) => e.type === "message_update" && resolve()));
   await gated(s).prompt({ text: "long" });
+  await streaming;
   await gated(s).prompt({ text: "queued steer", delivery: "steer" });
   assert.deepEqual(s.getState().pending, { steer: 1, followUp: 0 });
   s.abort();

@@ -91,7 +91,7 @@ test("the contract's names: methods, events, server requests, error codes", () =
     [...EVENT_NAMES].sort(),
     [
       "agent_end", "agent_start", "branch_summary_end", "branch_summary_start", "compaction_end", "compaction_skipped", "compaction_start", "compaction_update", "error",
-      "mcp_server", "message_end", "message_start", "message_update", "prompts_dropped", "request_resolved", "retry_end", "retry_start", "tool_execution_end", "tool_execution_start",
+      "mcp_server", "message_end", "message_start", "message_update", "prompts_dropped", "queue_update", "request_resolved", "retry_end", "retry_start", "tool_execution_end", "tool_execution_start",
       "tool_execution_update", "turn_end", "turn_start", "usage_update",
     ],
   );

@@ -142,6 +142,27 @@ test("markdown renders; HTML in the model's text never reaches the DOM", { skip,
   await page.screenshot({ path: join(ARTIFACTS, "web-controls-markdown.png") });
 });
 
+test("Stop and send now during a streamed text reply: what streamed stays shown, marked aborted, and the steer is sent at once", { skip, timeout: 30_000 }, async () => {
+  const id = await newSession();
+  await show(page, id);
+  const story = Array.from({ length: 46 }, (_, i) => `line ${String(i).padStart(2, "0")} of a long story, still going on.`).join("\n\n");
+  fake.enqueue(textReply(story, { chunkSize: 20, delayMs: 20 }), textReply("ANSWER-TO-STEER-NOW"));
+  await sendPrompt(page, "Tell me a long story");
+  await page.waitForSelector('.msg.assistant.streaming:has-text("line 01")');
+  await sendPrompt(page, "Shorter, please"); // Enter steers while it runs
+  await page.locator('.queued-prompt[data-delivery="steer"]', { hasText: "Shorter, please" }).locator("button.send-now").click();
+  const aborted = page.locator('.msg.assistant[data-stop-reason="aborted"]');
+  await aborted.locator(".stop.aborted").waitFor();
+  const shown = await aborted.innerText();
+  assert.match(shown, /line 01 of a long story/, "the partial reply stays");
+  assert.doesNotMatch(shown, /line 45/, "cut short, not answered in full");
+  await page.waitForSelector('.msg.user:has-text("Shorter, please")');
+  await page.waitForSelector('.msg.assistant:has-text("ANSWER-TO-STEER-NOW")');
+  await idle(id);
+  assert.equal(await page.locator('.notice[data-kind="prompts-dropped"]').count(), 0, "nothing dropped");
+  await page.screenshot({ path: join(ARTIFACTS, "web-stop-and-send-now.png") });
+});
+
 test("the model picker lists every model listModels returns and changes the session's model; thinking level too", { skip, timeout: 20_000 }, async () => {
   const id = await newSession();
   await show(page, id);

@@ -361,6 +361,34 @@ test("steers a running run, then aborts it with Escape: the page says the queued
   assert.equal(await page.locator(".run-status").getAttribute("data-state"), "idle");
 });
 
+test("a queued steer shows with its text in every page of the session; Stop and send now aborts the run and sends it at once", { skip, timeout: 30_000 }, async () => {
+  const id = await newSession(slowDir);
+  const other = await context.newPage();
+  try {
+    await other.goto(`${daemon!.url}/#token=${TOKEN}&session=${encodeURIComponent(id)}`);
+    await other.waitForSelector(".prompt-input:not([disabled])");
+    await sendPrompt("Tidy up notes.md slowly");
+    await page.waitForSelector('.tool[data-tool-name="bash"][data-status="running"]');
+    await sendPrompt("Then say how many items");
+    // both pages show the text (queue_update), not only a count
+    for (const p of [page, other]) await p.waitForSelector('.queued-prompt[data-delivery="steer"] .queued-text:text-is("Then say how many items")');
+    await page.screenshot({ path: join(repoRoot, "test-artifacts", "web-queued-steer.png") });
+    await other.locator(".queued-prompt button.send-now").click();
+    // the run is aborted, and the steer starts the next one at once: stored once, never dropped
+    await page.waitForSelector('.notice[data-kind="aborted"]');
+    await page.waitForSelector('.msg.user:has-text("Then say how many items")');
+    for (const p of [page, other]) await p.waitForSelector(".queued-prompts", { state: "hidden" });
+    await waitIdle();
+    // the run the steer started may compact (the notes script passes the threshold): its history counts too
+    const stored = await withClient(async (c) => [...(await c.call("getHistory", { sessionId: id })).messages, ...(await c.getMessages(id)).messages]);
+    assert.equal(stored.filter((m) => m.role === "user" && JSON.stringify(m.content).includes("Then say how many items")).length, 1, "stored once");
+    assert.equal(await page.locator('.notice[data-kind="prompts-dropped"]').count(), 0, "nothing dropped");
+    assert.equal(stored.at(-1)?.role, "assistant", "the model answered the steer");
+  } finally {
+    await other.close();
+  }
+});
+
 test("a dropped connection reconnects and the reply resumes where it left off (replay)", { skip, timeout: 20_000 }, async () => {
   const id = await newSession(resumeDir);
   await sendPrompt("Tidy up notes.md");

@@ -1,10 +1,14 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The message box and what it sends: a prompt when idle; while a run goes on, a steer (handed
-// to the agent after the current tool call) or a follow-up (for when it would stop); `!cmd` runs
-// a shell command (the bash method). Abort stops whatever runs. The status line says what runs.
+// to the agent after the running tool, or when the reply being streamed ends) or a follow-up
+// (for when it would stop); `!cmd` runs
+// a shell command (the bash method). Abort stops whatever runs. The status line says what runs;
+// the queued prompts show under it (queue-view.ts), a steer with "Stop and send now".
+import type { QueuedPrompt } from "../../ts/session-view.js";
 import { h } from "./dom.js";
 import { errText, type Activity, type AppHost } from "./host.js";
+import { QueueView } from "./queue-view.js";
 
 export class Composer {
   readonly el: HTMLElement;
@@ -18,15 +22,17 @@ export class Composer {
   private readonly statusEl = h("span", { class: "run-status", "data-state": "idle" });
   private readonly pendingEl = h("span", { class: "pending muted" });
   private readonly sendBtn = h("button", { type: "button", class: "send primary", text: "Send" });
-  private readonly steerBtn = h("button", { type: "button", class: "steer", text: "Steer", title: "Hand this to the running agent after the current tool call (Enter)" });
+  private readonly steerBtn = h("button", { type: "button", class: "steer", text: "Steer", title: "Hand this to the running agent after the running tool, or when its reply ends (Enter)" });
   private readonly followBtn = h("button", { type: "button", class: "follow-up", text: "Follow-up", title: "Queue this for when the agent would stop (Alt+Enter)" });
   private readonly abortBtn = h("button", { type: "button", class: "abort danger", text: "Abort", title: "Stop what is running (Esc)" });
+  private readonly queueView = new QueueView(() => void this.abort("send"));
 
   constructor(private readonly host: AppHost) {
     this.el = h(
       "div",
       { class: "composer" },
       h("div", { class: "composer-status" }, this.statusEl, this.pendingEl),
+      this.queueView.el,
       this.input,
       h("div", { class: "composer-buttons" }, this.abortBtn, this.followBtn, this.steerBtn, this.sendBtn),
     );
@@ -51,7 +57,8 @@ export class Composer {
     this.input.focus();
   }
 
-  render(a: Activity, enabled: boolean, pending: { steer: number; followUp: number } | undefined): void {
+  render(a: Activity, enabled: boolean, pending: { steer: number; followUp: number } | undefined, queue: readonly QueuedPrompt[] = []): void {
+    this.queueView.render(enabled ? queue : []);
     const otherBusy = a.compacting || a.summarizing || a.bashing;
     this.sendBtn.hidden = a.running;
     this.steerBtn.hidden = !a.running;
@@ -91,7 +98,7 @@ export class Composer {
     this.host.followLatest();
     try {
       await s.client.prompt(s.id, text, mode ? { delivery: mode } : {});
-      // a queued prompt shows in getState's pending counts only
+      // a server without queue_update reports the queue in getState only
       if (mode) this.host.refreshStateSoon();
     } catch (err) {
       if (this.input.value === "") this.input.value = text;
@@ -116,11 +123,12 @@ export class Composer {
     }
   }
 
-  async abort(): Promise<void> {
+  /** `queued: "send"`: what is queued starts the next run at once instead of being dropped ("Stop and send now"). */
+  async abort(queued: "drop" | "send" = "drop"): Promise<void> {
     const s = this.host.session();
     if (!s) return;
     try {
-      await s.client.abort(s.id);
+      await s.client.call("abort", { sessionId: s.id, ...(queued === "send" ? { queued } : {}) });
     } catch (err) {
       this.host.notice("error", `Abort failed: ${errText(err)}`);
     }

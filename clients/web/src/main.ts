@@ -299,7 +299,7 @@ class App implements AppHost {
     const a = this.activity();
     this.root.dataset.busy = String(a.busy);
     this.root.dataset.running = String(a.running);
-    this.composer.render(a, has, v?.pending);
+    this.composer.render(a, has, v?.pending, v?.queue);
     this.bar.render(v, this.reserve, has, a.busy);
     this.controls.render(v, has, a.busy);
     this.mcp.render(v?.mcpServers);

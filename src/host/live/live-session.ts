@@ -166,6 +166,7 @@ export class LiveSession {
       compactionThreshold: this.compaction.budget.thresholdSetting,
       ...(prepared ? { preparedCompaction: prepared } : {}),
       pending: this.runs.pending(),
+      queue: this.runs.queue(),
       streamId: this.events.streamId,
       sandbox: this.deps.tools.sandboxMode,
     };
@@ -205,7 +206,7 @@ export class LiveSession {
       hooks: { queueLeft: (left, end) => this.runs.queueLeft(left, end), ...runHooks({
         sessionId: this.id,
         compaction: this.compaction,
-        permission: { mode: () => this.permissionMode, ask: this.deps.questions.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort() },
+        permission: { mode: () => this.permissionMode, ask: this.deps.questions.requestPermission, allowedAlways: this.allowedAlways, cancelRun: () => this.abort("drop") },
         events: this.events,
         queue: { record: (queue, change) => this.runs.recordQueue(queue, change) },
         retry: this.deps.retry,
@@ -233,8 +234,10 @@ export class LiveSession {
     return this.runs.idle();
   }
 
-  abort(): ResultOf<"abort"> {
+  /** `queued: "send"`: what is queued on the run starts the next run at once instead of being dropped. */
+  abort(queued: "drop" | "send" = "drop"): ResultOf<"abort"> {
     const was = this.busy || this.compaction.prepared() !== undefined;
+    if (queued === "send" && this.agent.isRunning) this.runs.sendQueuedOnAbort();
     this.deps.questions.withdraw(this.slot.closing ? "closed" : "aborted");
     this.agent.abort();
     this.compaction.abort();

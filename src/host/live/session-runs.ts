@@ -1,10 +1,12 @@
 // A live session's runs, and what becomes of a prompt the user was told was taken. A prompt
 // starts a run, or joins the running one as a steer / follow-up (answered with its runId); the
 // queue is recorded in the session file at every change (prompt-queue.ts). When a run ends with
-// prompts still queued: the user's abort drops them and says so (prompts_dropped); a close keeps
-// them recorded for the reopen; any other end (an error, max_turns, length) starts the next run
-// with them at once (agent_start.queuedFrom names the run they were queued on). Prompts queued
-// while a run is ending normally (an end-of-run compaction) are the agent's: that run goes on.
+// prompts still queued: the user's abort drops them and says so (prompts_dropped), unless it
+// asked to send them ("stop and send now": abort {queued: "send"}); a close keeps them recorded
+// for the reopen; any other end (an error, max_turns, length) and an abort that sends them start
+// the next run with them at once (agent_start.queuedFrom names the run they were queued on).
+// Prompts queued while a run is ending normally (an end-of-run compaction) are the agent's: that
+// run goes on. Every change of the queue is announced to every client (queue_update).
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { RunStopReason } from "../../../protocol/index.js";
@@ -22,8 +24,11 @@ export interface RunsHost {
   agent(): Agent;
   /** the session is closing or shutting down: not the user dropping what is queued */
   closing(): boolean;
-  emit(type: "prompts_dropped", fields: EventFields<"prompts_dropped">): void;
+  emit<E extends "prompts_dropped" | "queue_update">(type: E, fields: EventFields<E>): void;
 }
+
+/** What clients are shown of a queued prompt (not its images). */
+const shown = ({ delivery, text, timestamp }: QueuedPrompt) => ({ delivery, text, timestamp });
 
 export class SessionRuns {
   /** stored first by the next run: prompts restored on open (queued before a close or a crash), or left by the last run */
@@ -31,6 +36,8 @@ export class SessionRuns {
   /** the run that left `carried`, while the run that takes them is about to start */
   private carriedFrom: string | null = null;
   private runPromise: Promise<unknown> | null = null;
+  /** the run whose abort sends what is queued on it rather than dropping it */
+  private sendingFrom: string | null = null;
 
   constructor(private readonly host: RunsHost) {
     this.carried = savedQueue(host.file);
@@ -48,8 +55,19 @@ export class SessionRuns {
     return p;
   }
 
+  /** The queued prompts as clients see them, in the order accepted: those the next run will store first, then the agent's. */
+  queue(): { delivery: "steer" | "followUp"; text: string; timestamp: number }[] {
+    return [...this.carried, ...this.host.agent().queue].map(shown);
+  }
+
   recordQueue(queue: readonly QueuedPrompt[], change: QueueChange): void {
     saveQueue(this.host.file, queue, change, this.host.logger);
+    this.host.emit("queue_update", { queue: this.queue() });
+  }
+
+  /** The running run is about to be aborted by "stop and send now": what is queued on it starts the next run. */
+  sendQueuedOnAbort(): void {
+    this.sendingFrom = this.host.agent().runId;
   }
 
   /** Starts a run with the user's message, or queues it (steer / follow-up) on the run the gate let it join. */
@@ -67,10 +85,12 @@ export class SessionRuns {
 
   /** The agent's queueLeft hook: the run is ending with `left` still queued. */
   queueLeft(left: QueuedPrompt[], end: { runId: string; stopReason: RunStopReason; aborted: boolean }): void {
+    const send = this.sendingFrom === end.runId;
+    this.sendingFrom = null;
     if (this.host.closing()) return; // still recorded as queued: restored on the next open
-    if (end.aborted) {
+    if (end.aborted && !send) {
       this.recordQueue(this.host.agent().queue, "dropped");
-      this.host.emit("prompts_dropped", { runId: end.runId, reason: "aborted", prompts: left.map(({ delivery, text, timestamp }) => ({ delivery, text, timestamp })) });
+      this.host.emit("prompts_dropped", { runId: end.runId, reason: "aborted", prompts: left.map(shown) });
       return;
     }
     this.carried.push(...left);
