@@ -29,7 +29,7 @@ export interface OpenAIClientOptions {
  * Error bodies as servers send them, reshaped to {"error": {...}}:
  * - a JSON array of errors (Gemini's OpenAI-compatible endpoint): the first one;
  * - an error object at the top level (vLLM before 0.10, Mistral: {"object":"error","message":...}):
- *   wrapped (the SDK does this too since 7.x; done here as well so no SDK update can undo it);
+ *   wrapped (openai 6.x leaves such a body off the error; 7.x wraps it too, but needs Node 22);
  * - FastAPI's {"detail": "..."}: wrapped as the message.
  * Anything else (OpenAI's shape, a string `error` as LM Studio sends, plain text) is left alone.
  */

@@ -174,6 +174,7 @@ export class OpenAICompletionsProvider implements Provider {
         start: () => partial.start(),
         open: async () => this.client.chat.completions.create(this.buildParams(request), { signal: watch.signal }),
         read(chunk: OpenAI.Chat.ChatCompletionChunk, out: StreamEvent[]) {
+          watch.throwIfStopped();
           watch.touch();
           reader.read(chunk, out);
         },

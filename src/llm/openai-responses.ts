@@ -9,7 +9,7 @@
 // response.reasoning_summary_text.delta, response.output_text.delta and
 // response.function_call_arguments.delta. It ends with response.completed (usage),
 // response.incomplete (incomplete_details.reason, e.g. max_output_tokens) or response.failed
-// (error); an `event: error` mid-stream surfaces from the SDK as an APIError without status.
+// (error); an `event: error` mid-stream arrives from the SDK (6.x) as an event of type "error".
 import type OpenAI from "openai";
 import { createOpenAIClient, reasoningEffort, type OpenAIClientOptions } from "./openai-client.js";
 import { classifyFault, classifyOpenAIError, responseFailure } from "./openai-errors.js";
@@ -97,7 +97,7 @@ class EventReader {
         if (ev.response.usage) this.usage = usageOf(ev.response.usage);
         throw responseFailure(ev.response.error);
       case "error":
-        // a server that sends the error event without its `event:` line (the SDK throws on the line)
+        // `event: error` (openai 7.x throws it as an APIError instead; so does 6.x for a `data: {"error": ...}` line)
         throw classifyFault({ code: ev.code ?? undefined, message: ev.message });
     }
   }
@@ -183,6 +183,7 @@ export class OpenAIResponsesProvider implements Provider {
         start: () => partial.start(),
         open: async () => this.client.responses.create(this.buildParams(request), { signal: watch.signal }),
         read(ev: Event, out: StreamEvent[]) {
+          watch.throwIfStopped();
           watch.touch();
           reader.read(ev, out);
         },

@@ -57,6 +57,14 @@ export class StreamWatch {
     return undefined;
   }
 
+  /**
+   * Ends the reply here if the request was stopped: an SDK may still hand out chunks it read
+   * before the abort (openai 6.x does), and what comes after the abort is not the user's to see.
+   */
+  throwIfStopped(): void {
+    if (this.controller.signal.aborted) throw this.stopError() ?? new ProviderError({ errorClass: "aborted", message: "request aborted" });
+  }
+
   dispose(): void {
     clearInterval(this.timer);
     this.caller.removeEventListener("abort", this.onAbort);

@@ -2,6 +2,7 @@
 // protocol's modules, the client's entry points), checked by knip with the repository's knip.json.
 // An export nobody imports is a name a reader must check the whole tree for before changing it;
 // `npx knip --fix --fix-type exports,types` removes the `export` keyword of each one found.
+// full suite only: knip reads the whole tree (run `npx knip` beside the quick loop)
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";

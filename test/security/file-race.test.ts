@@ -3,6 +3,7 @@
 // it can, with rename (atomic), while the tools write, edit, read, list and search through `x/`.
 // A check of the path followed by an open of the path loses this race now and then (67 of 300
 // writes landed outside, one over settings.json); an open checked by descriptor never does.
+// full suite only: a race run for seconds on purpose, with a child process flipping the link
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";

@@ -2,6 +2,7 @@
 // random moment (often inside the write of a 50-200 KB line) never loses or damages an entry
 // whose append() had returned, leaves at most its last line torn, and the next writer (after
 // taking over the dead writer's lock) carries on from the last intact entry on a fresh line.
+// full suite only: dozens of writer processes killed on purpose
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,7 @@
 // One writer per session file, across processes and within one: `<file>.lock` names the owner's
 // pid; a live owner keeps others out (SessionLocked, with its pid), readers never lock, a lock
 // whose owner died is taken over, and close() / a normal exit releases it.
+// full suite only: processes started to race for the lock
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";

@@ -9,8 +9,14 @@ import { ensureFresh, staleDist, type Freshness } from "../../scripts/fresh-dist
 /** npm test built dist/ (and the web bundle, for test/web) before starting the files */
 export const builtByRunner = process.env.PITH_TESTS_BUILT === "1";
 
-/** What was stale when this process looked (and was built, unless under npm test). */
-export const distFreshness: Freshness = ensureFresh({ build: !builtByRunner });
+/**
+ * npm run test:quick: its files start no bin/pith (scripts/quick-tests.mjs), so a file that
+ * imports the daemon helpers for something else (poll, byType) must not build dist/ either.
+ */
+const quickLoop = process.env.PITH_TESTS_QUICK === "1";
+
+/** What was stale when this process looked (and was built, unless under npm test or the quick loop). */
+export const distFreshness: Freshness = ensureFresh({ build: !builtByRunner && !quickLoop });
 
 /** The web bundle too (for the tests that load the UI): built under the lock when stale, or, under npm test, checked. */
 export function ensureWebBundle(): Freshness {

@@ -1,6 +1,7 @@
 // The MCP servers the daemon tests and the bench start (test/support/mcp-server.mjs over stdio,
 // mcp-http-server.ts over streamable HTTP), driven with the official client: if these hold, a daemon
 // test that fails is about pith, not about its test servers.
+// full suite only: the test servers' own checks, one server process per flag
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
