@@ -185,6 +185,8 @@ export class SessionHost {
       // a session made live but failed here is never closed: its temp dir goes with it
       await removeSessionTempDirsOf(file.sessionId);
       this.sessions.delete(file.sessionId);
+      // refused before anything was asked of a model (an unknown model, a missing key): no empty session is left behind
+      await this.store.delete(file.sessionId).catch(() => {});
       throw err;
     }
   }
