@@ -31,6 +31,8 @@ const ProviderErrorData = z.looseObject({
   /** HTTP status, when there was one */
   status: z.number().int().optional(),
   retryable: z.boolean(),
+  /** the provider that failed and where it was asked (as in RunError) */
+  provider: z.object({ name: z.string(), baseUrl: z.string() }).optional(),
 });
 
 /** Data the protocol fixes per code (the server may add keys). Codes not listed carry no fixed data. */

@@ -35,6 +35,8 @@ export const RunError = z.object({
   status: z.int().optional(),
   /** the error code when it is not -32014 ProviderError's: -32020 ReplyTooLarge (a reply cut at the cap), -32021 ContextFull (an overflow with automatic compaction off) */
   code: z.int().optional(),
+  /** the provider the failed call went to, and where: a provider that cannot be reached or refuses is named in `message` too */
+  provider: z.object({ name: z.string(), baseUrl: z.string() }).optional(),
 });
 
 /** A tool's output so far (tool_execution_update) */

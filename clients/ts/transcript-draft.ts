@@ -27,7 +27,7 @@ export class TranscriptDraft {
     return this.changed ? this.s : this.base;
   }
 
-  set<K extends "skipping" | "streaming" | "started" | "compactionItem" | "branchItem" | "retryItem">(key: K, value: TranscriptState[K]): void {
+  set<K extends "skipping" | "streaming" | "started" | "compactionItem" | "branchItem" | "retryItem" | "failedReply" | "runErrorItem">(key: K, value: TranscriptState[K]): void {
     if (this.s[key] === value) return;
     if (value === undefined) delete this.s[key];
     else this.s[key] = value;

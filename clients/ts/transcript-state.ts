@@ -5,7 +5,7 @@
 // Immutable: every function returns a new state when something changed (the same object when
 // nothing did) and leaves its input alone; unchanged items, tools and collections are shared, so
 // a renderer can compare by reference. Imports only types from protocol/ (no zod).
-import type { AgentMessage, EventLine } from "../../protocol/index.js";
+import type { AgentMessage, AssistantMessage, EventLine, RunError } from "../../protocol/index.js";
 import { TranscriptDraft, type NewItem } from "./transcript-draft.js";
 import { addFinal, endRun, messageEnd, messageStart, messageUpdate, toolEnd, toolStart, toolUpdate } from "./transcript-messages.js";
 import type { ReplyModel, TranscriptState } from "./transcript-types.js";
@@ -73,9 +73,12 @@ export function reduceTranscript(t: TranscriptState, ev: TranscriptEvent, model:
     case "message_update":
       messageUpdate(d, ev.delta, model);
       break;
-    case "message_end":
+    case "message_end": {
+      const streamed = d.state.streaming?.itemId;
       messageEnd(d, ev.message, ev.willRetry ?? false);
+      if (ev.message.role === "assistant") replyEnded(d, ev.message, streamed, ev.willRetry ?? false);
       break;
+    }
     case "tool_execution_start":
       toolStart(d, ev.toolCallId, ev.toolName, ev.args);
       break;
@@ -86,9 +89,12 @@ export function reduceTranscript(t: TranscriptState, ev: TranscriptEvent, model:
       toolEnd(d, ev.result);
       break;
     case "agent_end":
-      stopRetry(d);
+      if (ev.stopReason === "error") oneFailureBlock(d, ev.error);
+      else stopRetry(d);
+      d.set("failedReply", undefined);
+      d.set("runErrorItem", undefined);
       endRun(d, ev.stopReason === "aborted");
-      if (ev.stopReason !== "stop") d.append({ type: "runEnd", stopReason: ev.stopReason, ...(ev.error ? { error: ev.error } : {}) });
+      if (ev.stopReason !== "stop" && ev.stopReason !== "error") d.append({ type: "runEnd", stopReason: ev.stopReason });
       break;
     case "compaction_start":
       if (d.state.compactionItem !== undefined) d.remove(d.state.compactionItem);
@@ -159,20 +165,20 @@ export function reduceTranscript(t: TranscriptState, ev: TranscriptEvent, model:
       d.set("branchItem", undefined);
       break;
     case "retry_start":
-      stopRetry(d);
-      d.set("retryItem", d.append({ type: "retry", state: "waiting", attempt: ev.attempt, maxAttempts: ev.maxAttempts, delayMs: ev.delayMs, error: ev.error }));
+      // the call's earlier attempts have their block: this attempt updates it
+      d.set("retryItem", d.replaceOrAppend(d.state.retryItem, { type: "retry", state: "waiting", attempt: ev.attempt, maxAttempts: ev.maxAttempts, delayMs: ev.delayMs, error: ev.error }));
       break;
     case "retry_end": {
       const retry = d.item(d.state.retryItem);
-      d.set("retryItem", undefined);
       if (retry?.type === "retry") d.replace({ ...retry, state: ev.aborted ? "aborted" : "retried", endedAttempt: ev.attempt });
+      if (ev.aborted) d.set("retryItem", undefined);
       break;
     }
     case "compaction_skipped":
       d.append({ type: "compactionSkipped", reason: ev.reason, code: ev.code, tokensBefore: ev.tokensBefore, message: ev.message });
       break;
     case "error":
-      d.append({ type: "error", code: ev.code, message: ev.message, ...(ev.data !== undefined ? { data: ev.data } : {}) });
+      d.set("runErrorItem", d.append({ type: "error", code: ev.code, message: ev.message, ...(ev.data !== undefined ? { data: ev.data } : {}) }));
       break;
   }
   return d.result();
@@ -185,6 +191,42 @@ function stopRetry(d: TranscriptDraft): void {
   const retry = d.item(d.state.retryItem);
   d.set("retryItem", undefined);
   if (retry?.type === "retry" && retry.state === "waiting") d.replace({ ...retry, state: "stopped" });
+}
+
+/** A failed reply with nothing in it says only what the failure block says. */
+function emptyFailure(m: AssistantMessage): boolean {
+  return m.stopReason === "error" && m.content.every((b) => (b.type === "text" ? !b.text.trim() : b.type === "thinking" ? !b.thinking.trim() : false));
+}
+
+/**
+ * After a reply's message_end: an empty failed attempt that will be retried goes (the retry block
+ * says why), the run's last one is remembered for agent_end, and a reply that came through closes
+ * the call's retry block (a later call's retries get their own).
+ */
+function replyEnded(d: TranscriptDraft, m: AssistantMessage, streamed: number | undefined, willRetry: boolean): void {
+  const last = d.state.items.at(-1);
+  const id = streamed ?? (last?.type === "assistant" && last.message === m ? last.id : undefined);
+  if (!emptyFailure(m)) {
+    if (!willRetry) d.set("retryItem", undefined);
+    return;
+  }
+  if (id === undefined) return;
+  if (willRetry) d.remove(id);
+  else d.set("failedReply", id);
+}
+
+/**
+ * A run that failed shows one block: the run's error event (or agent_end's error), in the place
+ * of its retry block when it had one; its empty failed reply and the retry block give way to it.
+ */
+function oneFailureBlock(d: TranscriptDraft, error: RunError | undefined): void {
+  const { failedReply, runErrorItem, retryItem } = d.state;
+  const event = d.item(runErrorItem);
+  if (failedReply !== undefined) d.remove(failedReply);
+  if (event !== undefined) d.remove(event.id);
+  const block: NewItem = event?.type === "error" ? (({ id: _id, ...rest }) => rest)(event) : { type: "runEnd", stopReason: "error", ...(error ? { error } : {}) };
+  d.replaceOrAppend(retryItem, block);
+  d.set("retryItem", undefined);
 }
 
 /** The file lists pith appends to its summaries (<read-files>, <modified-files>). */

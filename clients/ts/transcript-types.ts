@@ -111,8 +111,12 @@ export interface TranscriptState {
   readonly compactionItem?: number;
   /** the running branch summary's marker */
   readonly branchItem?: number;
-  /** the retry being waited for */
+  /** the run's retry block: each retry_start of the run updates it (one block, however many attempts) */
   readonly retryItem?: number;
+  /** the run's last reply, when it failed with nothing in it: the run's failure block stands for it */
+  readonly failedReply?: number;
+  /** the run's `error` event: at agent_end it becomes the run's one failure block */
+  readonly runErrorItem?: number;
   /**
    * summaries being written, by compactionId: one written ahead of time (compaction_update
    * reason "prepare") exists before its marker, which then shows all of it

@@ -73,6 +73,8 @@ export async function callModel(scope: RunScope, toolSpecs: readonly ToolSpec[])
         continue;
       }
       worded = decision.error;
+      // a failure the host worded with where the call went is stored in those words (a reload shows them)
+      if (worded?.provider && final.stopReason === "error") final.errorMessage = worded.message;
     }
     if (failure && signal.aborted) {
       final.stopReason = "aborted";

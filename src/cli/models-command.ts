@@ -29,10 +29,14 @@ export async function runModelsCommand(o: { json: boolean; refresh: boolean; cwd
     }
     for (const p of providers.values()) {
       printOut(`${p.name}  (${p.api}, ${p.baseUrl})\n  key: ${keyLine(p)}\n  server: ${serverLine(p, states.get(p.name))}\n`);
-      for (const m of models.filter((x) => x.provider === p.name)) {
-        printOut(`    ${resolver.nameOf(m).padEnd(34)} ${String(m.contextWindow).padStart(9)} tokens  (${m.windowSource ?? "catalog"})\n`);
-      }
     }
+    // the models a session can run now first (the list's order), then the ones that need a key, saying which
+    const row = (m: (typeof models)[number]) => `    ${resolver.nameOf(m).padEnd(34)} ${String(m.contextWindow).padStart(9)} tokens  (${m.windowSource ?? "catalog"})`;
+    printOut("\nmodels you can use:\n");
+    for (const m of models.filter((x) => x.hasKey)) printOut(`${row(m)}\n`);
+    const keyless = models.filter((x) => !x.hasKey);
+    if (keyless.length > 0) printOut("\nneed a key:\n");
+    for (const m of keyless) printOut(`${row(m)}  needs ${providers.get(m.provider)?.apiKeyEnv ?? "a key"}\n`);
     if (offline) printOut("no model is set and no vendor key is: sessions run the offline scripted demo\n");
     return 0;
   } finally {

@@ -68,13 +68,14 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
       existing = true;
     } else {
       const last = opts.continueLast ? (await host.list(opts.cwd ?? process.cwd()))[0] : undefined;
-      const fresh = { cwd: opts.cwd ?? process.cwd() };
+      // a new session takes the model at creation, so one it refuses leaves no session behind
+      const fresh = { cwd: opts.cwd ?? process.cwd(), ...(opts.model && !last ? { model: opts.model } : {}) };
       session = last ? await host.perform("openSession", { sessionFile: last.file }, () => host.open({ sessionFile: last.file })) : await host.perform("createSession", fresh, () => host.create(fresh));
       existing = last !== undefined;
     }
     const model = opts.model;
     const opened = session;
-    if (model) await host.perform("setModel", { sessionId: opened.id, model }, (held) => opened.setModel(held, model));
+    if (model && existing) await host.perform("setModel", { sessionId: opened.id, model }, (held) => opened.setModel(held, model));
   } catch (err) {
     printError(err);
     await host.shutdown();

@@ -4,6 +4,7 @@
 // existing session (--session, --continue) first says the directory its tools will write in.
 import type { SessionEvent } from "../host/live/event-buffer.js";
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
+import { RetryLine } from "./retry-line.js";
 import { printErr, printOut } from "./terminal-out.js";
 
 /** A path as a terminal may show it: control characters (a directory named with an escape sequence) spelt out. */
@@ -28,7 +29,8 @@ function resultText(result: unknown): string {
 }
 
 export async function runTextMode(opts: PromptRunOptions): Promise<number> {
-  const say = (text: string) => printErr(`${text}\n`);
+  const retry = new RetryLine();
+  const say = (text: string) => (retry.keep(), printErr(`${text}\n`));
   const args = new Map<string, Record<string, unknown>>();
   const outcome = await runPrompt(opts, {
     opened(session, offline, existing) {
@@ -43,12 +45,15 @@ export async function runTextMode(opts: PromptRunOptions): Promise<number> {
         say(e.isError ? `✗ ${what}: failed: ${oneLine(resultText(e.result))}` : `✓ ${what}`);
       } else if (e.type === "compaction_start") say(`… compacting the context (${String(e.reason)})`);
       else if (e.type === "compaction_end" && typeof e.error === "string") say(`✗ compaction failed: ${e.error}`);
-      else if (e.type === "retry_start") say(`… the model failed; retrying (attempt ${String(e.attempt)})`);
+      else if (e.type === "retry_start") retry.retrying(e.attempt, e.maxAttempts, e.delayMs, e.error.message);
     },
   });
   if (!outcome) return 1;
   if (outcome.text) printOut(outcome.text.endsWith("\n") ? outcome.text : `${outcome.text}\n`);
-  if (outcome.error) say(`pith: the run failed: ${outcome.error.message}`);
+  if (outcome.error) {
+    retry.replace();
+    say(`pith: the run failed: ${outcome.error.message}`);
+  }
   else if (outcome.stopReason === "aborted") say("pith: the run was aborted");
   return exitCodeOf(outcome);
 }

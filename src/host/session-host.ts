@@ -1,6 +1,7 @@
 // The session host: every live session of this process, by id. Creates, opens, forks, closes
 // and deletes sessions, gives each the providers its settings configure (host-models.ts),
 // keeps the questions sessions ask their clients (pending-questions.ts), and unloads idle sessions.
+import { retryPolicy } from "./policy/retry-policy.js";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { resolveSettings, type Settings, type SettingsWarning } from "./policy/settings.js";
@@ -148,6 +149,7 @@ export class SessionHost {
     const asking = { graceMs: (settings.permissionGraceSeconds ?? 60) * 1000, resolved: (fields: Resolved) => session.events.emit("request_resolved", fields) };
     const session: LiveSession = new LiveSession(file, {
       providerFor: this.modelSources.providersOfSession(models.providers, replyCapBytes(settings.maxReplyMB)),
+      providerPlace: (model) => models.providers.get(model.provider),
       resolveModel: (name) => models.resolver.resolve(name),
       defaultModel: () => (requested ? models.resolver.resolve(requested) : models.defaultModel()),
       compaction: compactionSettings(settings.compaction ?? {}),
@@ -158,7 +160,7 @@ export class SessionHost {
       permissionMode: settings.permissionMode,
       maxTurns: settings.maxTurns,
       questions: this.questions.session(file.sessionId, asking),
-      retry: this.options.retry ?? { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 60_000 },
+      retry: this.options.retry ?? retryPolicy(this.env),
       mcpServers: mergeServerEntries(settings.mcpServers, clientServers),
     });
     this.sessions.set(session.id, session);
@@ -183,6 +185,8 @@ export class SessionHost {
       // a session made live but failed here is never closed: its temp dir goes with it
       await removeSessionTempDirsOf(file.sessionId);
       this.sessions.delete(file.sessionId);
+      // refused before anything was asked of a model (an unknown model, a missing key): no empty session is left behind
+      await this.store.delete(file.sessionId).catch(() => {});
       throw err;
     }
   }

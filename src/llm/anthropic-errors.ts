@@ -3,7 +3,7 @@
 // `e.message` (which the SDK formats as "<status> <json>"). The patterns every provider shares
 // (overflow phrasings and sizes, retry-after, network codes) are in error-patterns.ts.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
-import { isOverflowText, networkCode, overflowSizes, retryAfterMs } from "./error-patterns.js";
+import { isOverflowText, networkCode, overflowSizes, retryAfterMs, UNREACHABLE } from "./error-patterns.js";
 import { ProviderError } from "./types.js";
 
 export { isOverflowText, overflowSizes, retryAfterMs } from "./error-patterns.js";
@@ -32,9 +32,9 @@ export function classifyError(err: unknown, signal?: AbortSignal): ProviderError
   if (err instanceof APIUserAbortError || signal?.aborted || (err as Error)?.name === "AbortError") {
     return new ProviderError({ errorClass: "aborted", message: "request aborted" }, { cause: err });
   }
-  if (err instanceof APIConnectionTimeoutError) return new ProviderError({ errorClass: "transient", message: "request timed out" }, { cause: err });
+  if (err instanceof APIConnectionTimeoutError) return new ProviderError({ errorClass: "transient", type: UNREACHABLE, message: "request timed out" }, { cause: err });
   if (err instanceof APIConnectionError) {
-    return new ProviderError({ errorClass: "transient", message: `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}` }, { cause: err });
+    return new ProviderError({ errorClass: "transient", type: UNREACHABLE, message: `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}` }, { cause: err });
   }
   if (err instanceof APIError) {
     const status = err.status;

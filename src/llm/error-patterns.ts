@@ -42,6 +42,12 @@ const NETWORK_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 
+/**
+ * ProviderError.type of a call that never reached the server (refused, no such host, timed out
+ * connecting): the host words it with the provider's name and URL, and what to check.
+ */
+export const UNREACHABLE = "unreachable";
+
 /** The first network error code along an error's cause chain. */
 export function networkCode(err: unknown): string | undefined {
   let e = err as { code?: unknown; cause?: unknown } | undefined;

@@ -6,6 +6,7 @@
 // decision, made from the error class.
 import type { Logger } from "pino";
 import { classifyError } from "./anthropic-errors.js";
+import { UNREACHABLE } from "./error-patterns.js";
 import { readLineBatches } from "./ndjson.js";
 import { buildOllamaRequest, type OllamaChatRequest } from "./ollama-convert.js";
 import { classifyOllamaHttpError } from "./ollama-errors.js";
@@ -125,7 +126,7 @@ export class OllamaProvider implements Provider {
     }
     const e = classifyError(err, signal);
     if (e.errorClass === "transient" && !started && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN/.test(e.message)) {
-      return new ProviderError({ errorClass: "transient", message: `cannot reach Ollama at ${this.baseURL}: is Ollama running? (${e.message})` }, { cause: err });
+      return new ProviderError({ errorClass: "transient", type: UNREACHABLE, message: `cannot reach Ollama at ${this.baseURL}: is Ollama running? (${e.message})` }, { cause: err });
     }
     return e;
   }

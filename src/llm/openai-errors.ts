@@ -6,7 +6,7 @@
 // for our own abort. Bodies in other shapes are reshaped before the SDK reads them
 // (openai-client.ts). The phrasings of overflow on each server are in error-patterns.ts.
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { isOverflowText, networkCode, overflowSizes, retryAfterMs } from "./error-patterns.js";
+import { isOverflowText, networkCode, overflowSizes, retryAfterMs, UNREACHABLE } from "./error-patterns.js";
 import { ProviderError, type OverflowSizes } from "./types.js";
 
 /** An API's complaint, from an HTTP error or from inside a stream. */
@@ -85,9 +85,9 @@ export function classifyOpenAIError(err: unknown, signal?: AbortSignal): Provide
   if (err instanceof APIUserAbortError || signal?.aborted || (err as Error)?.name === "AbortError") {
     return new ProviderError({ errorClass: "aborted", message: "request aborted" }, { cause: err });
   }
-  if (err instanceof APIConnectionTimeoutError) return new ProviderError({ errorClass: "transient", message: "request timed out" }, { cause: err });
+  if (err instanceof APIConnectionTimeoutError) return new ProviderError({ errorClass: "transient", type: UNREACHABLE, message: "request timed out" }, { cause: err });
   if (err instanceof APIConnectionError) {
-    return new ProviderError({ errorClass: "transient", message: `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}` }, { cause: err });
+    return new ProviderError({ errorClass: "transient", type: UNREACHABLE, message: `connection failed: ${(err.cause as Error | undefined)?.message ?? err.message}` }, { cause: err });
   }
   if (err instanceof APIError) return classifyFault(bodyFault(err), err);
   // a connection cut mid-body: undici's TypeError("terminated"), the socket error down the cause chain

@@ -283,22 +283,48 @@ test("errors: provider errors, retries, a failed attempt, a skipped compaction a
   f.emit("retry_end", { attempt: 2, aborted: false });
   assert.equal(f.item("retry").state, "retried");
   assert.equal(f.item("retry").endedAttempt, 2);
-  assert.equal(f.view.transcript.retryItem, undefined);
+  assert.equal(f.view.transcript.retryItem, f.item("retry").id, "kept for the call's next retry, if it fails again");
 
   // the next attempt's reply has the failed one's timestamp: it is still shown
   f.stream(reply([{ type: "text", text: "Second try" }], 11, "toolUse", { content: [{ type: "text", text: "Second try" }, { type: "toolCall", id: "tc9", name: "bash", arguments: { command: "sleep 9" } }] }));
   assert.equal(f.items.filter((i) => i.type === "assistant").length, 2);
+  assert.equal(f.view.transcript.retryItem, undefined, "the call got through: a later call's retries get their own block");
   f.emit("tool_execution_start", { runId: RUN, toolCallId: "tc9", toolName: "bash", args: { command: "sleep 9" } });
   f.emit("retry_start", { attempt: 1, maxAttempts: 3, delayMs: 1000, error: { message: "overloaded" } });
 
   f.emit("error", { code: ErrorCodes.ProviderError, message: "boom", data: { class: "fatal", status: 500, retryable: false } });
   f.emit("agent_end", { runId: RUN, stopReason: "error", error: { message: "boom", status: 500 }, usage });
   assert.equal(f.view.running, false);
-  assert.equal(f.item("retry").state, "stopped", "the run ended during the wait");
   assert.equal(f.view.transcript.tools.get("tc9")?.status, "pending", "a tool cut off by a failed run did not finish");
+  // one block for the failure: the error event, in the place of the call's retry block; no "run failed" beside it
   assert.deepEqual((({ id: _id, ...e }) => e)(f.item("error")), { type: "error", code: -32014, message: "boom", data: { class: "fatal", status: 500, retryable: false } });
-  assert.deepEqual((({ id: _id, ...e }) => e)(f.item("runEnd")), { type: "runEnd", stopReason: "error", error: { message: "boom", status: 500 } });
-  assert.deepEqual(f.items.slice(-2).map((i) => i.type), ["error", "runEnd"], "in the order they came");
+  assert.deepEqual(f.items.slice(-1).map((i) => i.type), ["error"]);
+  assert.equal(f.items.filter((i) => i.type === "retry").length, 1, "the first call's retry block stays; the second's became the error");
+  assert.equal(f.items.filter((i) => i.type === "runEnd").length, 0);
+
+  // a run that fails on every attempt: its empty failed replies and retries are one block, updated in place
+  f.emit("agent_start", { runId: "r1" });
+  const failed = (ts: number) => reply([], ts, "error", { errorMessage: "cannot reach provider local" });
+  const before = f.items.length;
+  for (const attempt of [1, 2]) {
+    f.emit("message_start", { runId: "r1", message: failed(15) });
+    f.emit("message_end", { runId: "r1", message: failed(15), willRetry: true });
+    f.emit("retry_start", { attempt, maxAttempts: 2, delayMs: 1, error: { message: "cannot reach provider local" } });
+    assert.equal(f.items.length, before + 1, `attempt ${attempt}: one block`);
+    f.emit("retry_end", { attempt, aborted: false });
+  }
+  assert.equal(f.item("retry").attempt, 2);
+  f.emit("message_start", { runId: "r1", message: failed(15) });
+  f.emit("message_end", { runId: "r1", message: failed(15), entryId: "e15" });
+  f.emit("error", { code: ErrorCodes.ProviderError, message: "cannot reach provider local", data: { class: "transient", retryable: true } });
+  f.emit("agent_end", { runId: "r1", stopReason: "error", error: { message: "cannot reach provider local" }, usage });
+  assert.deepEqual(f.items.slice(before).map((i) => i.type), ["error"]);
+  // without an error event (a client that joined late): agent_end's error is the block
+  f.emit("agent_start", { runId: "r3" });
+  f.emit("message_start", { runId: "r3", message: failed(16) });
+  f.emit("message_end", { runId: "r3", message: failed(16), entryId: "e16" });
+  f.emit("agent_end", { runId: "r3", stopReason: "error", error: { message: "down" }, usage });
+  assert.deepEqual(f.items.slice(before + 1).map((i) => i.type), ["runEnd"]);
 
   // an aborted run: what was still running ends in error, a reply mid-stream is cut off
   f.emit("agent_start", { runId: "r2" });

@@ -49,12 +49,22 @@ test("a bare id works where one provider knows it (settings, catalog, discovery)
   assert.equal(reasonOf(() => resolver.resolve("shared")), "AmbiguousModel");
 });
 
-test("an unknown provider or a bare id nobody knows is UnknownModel; a known provider takes any id", () => {
+test("an unknown provider or a bare id nobody knows is UnknownModel; a provider whose server listed nothing yet takes any id", () => {
   assert.equal(reasonOf(() => resolver.resolve("nowhere/x")), "UnknownModel");
   assert.equal(reasonOf(() => resolver.resolve("gpt-nothing")), "UnknownModel");
-  const any = resolver.resolve("local/brand-new-model");
+  const any = new ModelResolver({ providers, settings: {}, discovered: () => undefined }).resolve("local/brand-new-model");
   assert.equal(any.windowSource, "default");
   assert.ok(any.contextWindow > 0 && any.contextWindow <= 32_768);
+});
+
+test("an id a server's list does not hold is UnknownModel with the nearest it does; one in settings is taken", () => {
+  try {
+    resolver.resolve("box/qwen3:7b");
+    assert.fail("expected UnknownModel");
+  } catch (err) {
+    assert.deepEqual((err as HostError).data, { reason: "UnknownModel", model: "box/qwen3:7b", candidates: ["box/qwen3:8b", "box/shared"] });
+  }
+  assert.equal(resolver.resolve("local/qwen3-coder").windowSource, "settings", "a model the user described is theirs to name");
 });
 
 test("a provider whose key variable is unset is NoApiKey naming the variable; a misconfigured one says so", () => {

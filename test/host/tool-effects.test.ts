@@ -19,6 +19,7 @@ function hooksIn(mode: PermissionMode) {
     events: { emit() {} },
     queue: { record() {} },
     retry: { maxAttempts: 0, baseDelayMs: 0, maxDelayMs: 0 },
+    place: () => undefined,
   });
   const canRun = (name: string, effects: ToolEffects) => hooks.canRunTool!({ type: "toolCall", id: `call-${name}`, name, arguments: {} }, { signal: new AbortController().signal, effects, runId: "run-1" });
   return { asked, canRun };

@@ -169,6 +169,13 @@ test("the model picker lists every model listModels returns and changes the sess
   const { models } = await client.call("listModels", {});
   const options = await page.locator("select.model-picker option").evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
   for (const m of models) assert.ok(options.includes(`${m.provider}/${m.id}`), `${m.provider}/${m.id} is offered`);
+  // the ones that need a key come after the usable ones, grouped, marked and not pickable
+  const keyless = models.filter((m) => m.hasKey === false).map((m) => `${m.provider}/${m.id}`);
+  assert.ok(keyless.length > 0, "the stage has models without a key (openai's)");
+  const grouped = await page.locator('select.model-picker optgroup[label="Needs an API key"] option').evaluateAll((els) => els.map((e) => [(e as HTMLOptionElement).value, (e as HTMLOptionElement).disabled, e.textContent]));
+  assert.deepEqual(grouped.map(([v]) => v), keyless);
+  assert.ok(grouped.every(([, disabled, text]) => disabled === true && / · [\d,]+ tokens · needs a key$/.test(String(text))), JSON.stringify(grouped.slice(0, 2)));
+  assert.deepEqual(options.slice(-keyless.length), keyless, "after every usable model");
   const state = await client.getState(id);
   assert.equal(await page.locator("select.model-picker").inputValue(), `${state.model.provider}/${state.model.id}`);
   const other = models.find((m) => m.provider === "anthropic" && m.id !== state.model.id && m.hasKey !== false);

@@ -531,7 +531,7 @@ test("transcript: retries count down, provider errors, failed attempts and a rep
       t.notice("error", "Provider error (fatal): boom", "provider-error");
       t.runEnd({ runId: "r", stopReason: "error", error: { message: "boom", status: 500 }, usage });
     });
-    assert.match((await retry.textContent()) ?? "", /Retrying now \(attempt 2\)/);
+    assert.match((await retry.textContent()) ?? "", /Retrying now \(attempt 2 of 3\)/);
     assert.equal(await retry.getAttribute("data-state"), "retried");
     const last = p.locator(".msg.assistant").last();
     assert.match((await last.textContent()) ?? "", /Joined late, now whole\..*Error: the provider failed/s);

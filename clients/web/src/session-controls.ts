@@ -103,11 +103,19 @@ export class SessionControls {
     const current = `${info.model.provider ?? ""}/${info.model.id}`;
     const names = this.models.map((m) => `${m.provider}/${m.id}`);
     const options = names.includes(current) || !info.model.provider ? names : [current, ...names];
+    // usable models first (listModels' order), each with its window; the ones that need a key after
+    // them, marked and not pickable, so choosing one cannot fail after the pick
+    const option = (name: string) => {
+      const m = this.models.find((x) => `${x.provider}/${x.id}` === name);
+      const keyless = m?.hasKey === false && name !== current;
+      const text = m ? `${name} · ${fmtInt(m.contextWindow)} tokens${keyless ? " · needs a key" : ""}` : name;
+      return h("option", { value: name, text, title: m ? `${m.name ?? m.id} · ${fmtInt(m.contextWindow)} tokens${keyless ? " · no API key: set the provider's key and restart pith" : ""}` : undefined, ...(keyless ? { disabled: "" } : {}) });
+    };
+    const needKey = options.filter((name) => this.models.find((x) => `${x.provider}/${x.id}` === name)?.hasKey === false && name !== current);
+    const ready = options.filter((name) => !needKey.includes(name));
     this.model.replaceChildren(
-      ...options.map((name) => {
-        const m = this.models.find((x) => `${x.provider}/${x.id}` === name);
-        return h("option", { value: name, text: name, title: m ? `${m.name ?? m.id} · ${fmtInt(m.contextWindow)} tokens${m.hasKey === false ? " · no API key" : ""}` : undefined });
-      }),
+      ...ready.map(option),
+      ...(needKey.length > 0 ? [h("optgroup", { label: "Needs an API key" }, needKey.map(option))] : []),
     );
     this.model.value = current;
     this.thinking.value = info.thinkingLevel ?? "off";

@@ -197,30 +197,44 @@ export function runEndEl(r: Item<"runEnd">): HTMLElement {
   }
 }
 
-/** A provider error being waited out: counts down to the retry (the clock is the page's, not the state's). */
+/**
+ * A provider error being waited out: counts down to the retry (the clock is the page's, not the
+ * state's). The call's later attempts update the same view: one block however many there are.
+ */
 export class RetryView {
   readonly el: HTMLElement;
+  private readonly what = h("span");
   private readonly line = h("span");
   private timer: ReturnType<typeof setInterval> | undefined;
+  private shown: Item<"retry"> | undefined;
 
   constructor(r: Item<"retry">) {
-    const until = Date.now() + r.delayMs;
-    const what = `${r.error.status ? `${r.error.status} ` : ""}${r.error.message}`;
-    this.el = h("div", { class: "notice warn retry", "data-kind": "retry" }, h("strong", { text: "Provider error: " }), what, h("br"), this.line);
-    const tick = () => {
-      const s = Math.max(0, Math.ceil((until - Date.now()) / 1000));
-      this.line.textContent = `Retrying (attempt ${r.attempt} of ${r.maxAttempts}) in ${s} s…`;
-    };
-    tick();
-    if (r.state === "waiting") this.timer = setInterval(tick, 250);
-    else this.update(r);
+    this.el = h("div", { class: "notice warn retry", "data-kind": "retry" }, h("strong", { text: "Provider error: " }), this.what, h("br"), this.line);
+    this.update(r);
   }
 
   update(r: Item<"retry">): void {
-    if (r.state === "waiting") return;
+    const was = this.shown;
+    this.shown = r;
+    this.what.textContent = `${r.error.status ? `${r.error.status} ` : ""}${r.error.message}`;
+    this.el.dataset.attempt = String(r.attempt);
+    if (r.state === "waiting") {
+      // a new wait (the first, or the next attempt's): count down from its delay
+      if (was?.state === "waiting" && was.attempt === r.attempt) return;
+      this.stop();
+      delete this.el.dataset.state;
+      const until = Date.now() + r.delayMs;
+      const tick = () => {
+        const s = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+        this.line.textContent = `Retrying (attempt ${r.attempt} of ${r.maxAttempts}) in ${s} s…`;
+      };
+      tick();
+      this.timer = setInterval(tick, 250);
+      return;
+    }
     this.stop();
     if (r.state === "stopped") return;
-    this.line.textContent = r.state === "aborted" ? `Retry ${r.endedAttempt ?? r.attempt} aborted.` : `Retrying now (attempt ${r.endedAttempt ?? r.attempt}).`;
+    this.line.textContent = r.state === "aborted" ? `Retry ${r.endedAttempt ?? r.attempt} aborted.` : `Retrying now (attempt ${r.endedAttempt ?? r.attempt} of ${r.maxAttempts}).`;
     this.el.dataset.state = r.state;
   }
 

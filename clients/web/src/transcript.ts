@@ -204,6 +204,9 @@ export class Transcript {
     else if (item.type === "retry" && d.retry) d.retry.update(item);
     else if (item.type === "compaction" && was.type === "compaction" && item.state === "running" && was.state === "running") updateRunningCompaction(d.el, item);
     else if (item.type !== "assistant" && item.type !== "retry") {
+      // a retry block the run's failure took the place of: its countdown ends with it
+      d.retry?.stop();
+      delete d.retry;
       const el = this.elementOf(item);
       d.el.replaceWith(el);
       d.el = el;

@@ -26,9 +26,12 @@ import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { SessionServers } from "../../mcp/session-servers.js";
 import type { ServerEntry } from "../../mcp/server-connection.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
+import type { ProviderPlace } from "./provider-failure.js";
 
 export interface LiveSessionDeps {
   providerFor(model: ModelInfo): Provider;
+  /** where a model's provider is (undefined: the offline script) */
+  providerPlace(model: ModelInfo): ProviderPlace | undefined;
   resolveModel(id: string): ModelInfo;
   /** the model of a session that stored none (throws when it cannot be used: no key, unknown) */
   defaultModel(): ModelInfo;
@@ -210,6 +213,7 @@ export class LiveSession {
         events: this.events,
         queue: { record: (queue, change) => this.runs.recordQueue(queue, change) },
         retry: this.deps.retry,
+        place: () => this.deps.providerPlace(this.model),
       }) },
     });
     this.overheadTokens = overheadTokens;

@@ -15,6 +15,7 @@ import { ErrorCode } from "../host-error.js";
 import type { QueueChange } from "./prompt-queue.js";
 import type { SessionEmitter } from "./session-events.js";
 import type { PermissionAsker, PermissionMode } from "../ports.js";
+import { providerFailure, type ProviderPlace } from "./provider-failure.js";
 
 /** Whether a tool call may run: the session's mode, the question to a client, what the user allowed for good. */
 interface ToolPermission {
@@ -41,6 +42,8 @@ export interface RunPorts {
   queue: QueueRecord;
   /** transient provider errors: attempts and backoff */
   retry: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** where the session's model is served (its failures are worded with it) */
+  place(): ProviderPlace | undefined;
 }
 
 export function runHooks(ports: RunPorts): AgentHooks {
@@ -60,7 +63,7 @@ export function runHooks(ports: RunPorts): AgentHooks {
     },
     beforeEnd: async ({ signal, error }) => {
       if (error?.code === ErrorCode.ContextFull && full) events.emit("error", { code: error.code, message: error.message, data: full });
-      else if (error) events.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient" } });
+      else if (error) events.emit("error", { code: error.code ?? ErrorCode.ProviderError, message: error.message, data: { class: error.errorClass ?? "fatal", status: error.status, retryable: error.errorClass === "transient", ...(error.provider ? { provider: error.provider } : {}) } });
       await compaction.atRunEnd(signal);
     },
     onModelError: async (error, { signal }) => {
@@ -76,7 +79,8 @@ export function runHooks(ports: RunPorts): AgentHooks {
         transientAttempts++;
         return backoff(ports, error, transientAttempts, signal);
       }
-      return { action: "stop" };
+      const worded = providerFailure(error, ports.place());
+      return worded ? { action: "stop", error: worded } : { action: "stop" };
     },
     replyRoom: () => compaction.replyRoom(),
     canRunTool: async (call, { effects, runId }) => permit(ports.sessionId, runId, ports.permission, call, effects),
@@ -88,7 +92,7 @@ async function backoff(ports: RunPorts, error: ProviderError, attempt: number, s
   const { baseDelayMs, maxDelayMs, maxAttempts } = ports.retry;
   const { events } = ports;
   const delayMs = Math.min(maxDelayMs, Math.max(error.retryAfterMs ?? 0, baseDelayMs * 2 ** (attempt - 1)));
-  events.emit("retry_start", { attempt, maxAttempts, delayMs, error: { message: error.message, errorClass: error.errorClass, status: error.status } });
+  events.emit("retry_start", { attempt, maxAttempts, delayMs, error: providerFailure(error, ports.place()) ?? { message: error.message, errorClass: error.errorClass, status: error.status } });
   try {
     await sleep(delayMs, signal);
   } catch {

@@ -10,6 +10,7 @@ import { SCRIPTED_MODEL } from "../../llm/models.js";
 import { hasKey, type ResolvedProvider } from "../../llm/provider-config.js";
 import type { ModelInfo, WindowSource } from "../../llm/types.js";
 import { ErrorCode, HostError } from "../host-error.js";
+import { closestNames } from "./closest-names.js";
 
 export interface ResolverSources {
   providers: ReadonlyMap<string, ResolvedProvider>;
@@ -38,7 +39,24 @@ export class ModelResolver {
     if (!hasKey(p)) {
       throw new HostError(ErrorCode.InvalidParams, `cannot use ${name}: set ${p.apiKeyEnv} to the ${provider} API key`, { reason: "NoApiKey", model: name, provider, apiKeyEnv: p.apiKeyEnv });
     }
+    this.checkListed(p, id, name);
     return this.describe(p, id);
+  }
+
+  /**
+   * A configured server that listed its models is taken at its word: an id it does not serve
+   * (a typo) is refused now, with the nearest names it does, not when the run reaches it.
+   */
+  private checkListed(p: ResolvedProvider, id: string, name: string): void {
+    const listed = p.builtin ? undefined : this.src.discovered(p.name);
+    if (!listed || listed.length === 0 || listed.some((m) => m.id === id)) return;
+    if (this.settingsModels().some((m) => m.provider === p.name && m.id === id)) return;
+    const candidates = closestNames(id, listed.map((m) => m.id)).map((c) => `${p.name}/${c}`);
+    throw new HostError(ErrorCode.InvalidParams, `unknown model ${name}: the server of ${p.name} (${p.baseUrl}) does not list it; did you mean ${candidates.join(", ")}? (\`pith models\` lists them all)`, {
+      reason: "UnknownModel",
+      model: name,
+      candidates,
+    });
   }
 
   /** The provider and id a name means (no key or reachability check). */
@@ -90,7 +108,14 @@ export class ModelResolver {
       for (const m of this.src.discovered(p.name) ?? []) add(p, m.id);
     }
     out.push({ ...SCRIPTED_MODEL, hasKey: true });
-    return out;
+    // what can be used first: a key and a server that answered (or pith's catalog), then the
+    // offline model and servers not heard from, then what needs a key
+    const rank = (m: ModelInfo & { hasKey: boolean }) => {
+      if (!m.hasKey) return 2;
+      const p = this.src.providers.get(m.provider);
+      return p && (p.builtin || this.src.discovered(p.name) !== undefined) ? 0 : 1;
+    };
+    return out.map((m, i) => ({ m, i, r: rank(m) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.m);
   }
 
   private settingsModels(): (SettingsModel & { provider: string })[] {
