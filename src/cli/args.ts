@@ -192,14 +192,16 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   if (t.flags.has("--help")) return { kind: "help", command: helpFor(t) };
   if (t.flags.has("--version")) return { kind: "version" };
   const chosen = commandOf(t);
-  const known = typeof chosen === "string" ? undefined : chosen.command;
+  // a bare `pith` means the demo, but a wrong option on it is not about the demo: the general usage
+  const named = t.args.length > 0 || t.flags.has("--mode") || t.flags.has("--print");
+  const known = typeof chosen === "string" || !named ? undefined : chosen.command;
   if (t.problem) return { kind: "error", message: t.problem, command: known };
   if (typeof chosen === "string") return { kind: "error", message: chosen };
   const { command, args } = chosen;
   const spec = COMMANDS[command];
-  const error = (message: string): Parsed => ({ kind: "error", message, command });
+  const error = (message: string): Parsed => ({ kind: "error", message, command: known });
   for (const name of t.flags.keys()) {
-    if (!GLOBAL.includes(name) && !spec.flags.includes(name)) return error(`${command} does not take ${name}`);
+    if (!GLOBAL.includes(name) && !spec.flags.includes(name)) return error(named ? `${command} does not take ${name}` : `${name} goes with a command`);
   }
   const [min, max] = spec.args;
   if (args.length < min) return error(`${command} ${spec.argsError}`);

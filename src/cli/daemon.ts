@@ -138,7 +138,10 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
     } catch (err) {
       // a port in use, an address that is not ours: say so, no stack
       const e = err as NodeJS.ErrnoException;
-      printErr(`pith: cannot listen on ${opts.serve.host}:${opts.serve.port}: ${e.code ?? ""} ${e.message}\n`);
+      const where = `${opts.serve.host}:${opts.serve.port}`;
+      // node's message already starts with its code ("listen EADDRINUSE: address already in use ..."): said once
+      const why = e.code === "EADDRINUSE" ? `port ${opts.serve.port} is already taken (another pith serve?); pick another with --port N (--port 0: any free port)` : e.code && !e.message.includes(e.code) ? `${e.code} ${e.message}` : e.message;
+      printErr(`pith: cannot listen on ${where}: ${why}\n`);
       await host.shutdown();
       return 1;
     }

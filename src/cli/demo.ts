@@ -1,12 +1,14 @@
 // `pith demo`: the offline demo, to watch. It makes a scratch project of its own (a temporary
 // folder with a messy notes.md), runs "Tidy up the notes" there with the offline model whatever
-// keys are set, and streams the reply as it comes: text on stdout, one line per tool call. Then
+// keys are set, and streams the reply as it comes: text on stdout, one line per tool call and per
+// compaction (the demo model's small window makes the first task compact). Then
 // it says what to try next, in commands that work from any directory.
 import type { Logger } from "pino";
 import type { SessionEvent } from "../host/live/event-buffer.js";
 import { makeDemoProject } from "../host/policy/session-workspaces.js";
 import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { SCRIPTED_MODEL } from "../llm/models.js";
+import { compactionLine } from "./compaction-lines.js";
 import { exitCodeOf, runPrompt } from "./run-prompt.js";
 import { printOut } from "./terminal-out.js";
 
@@ -36,6 +38,10 @@ export async function runDemo(log: Logger): Promise<number> {
         const what = typeof a?.path === "string" ? a.path : typeof a?.command === "string" ? a.command : "";
         out(`  ${e.isError ? "✗" : "✓"} ${String(e.toolName)} ${what}\n`);
       } else if (e.type === "message_end") endText();
+      else if (compactionLine(e) !== undefined) {
+        endText();
+        out(`  ${compactionLine(e)!}\n`);
+      }
     },
   });
   if (!outcome) return 1;

@@ -22,7 +22,8 @@ usage:
   pith --mode json [--session S | --continue] [--model ID] "prompt"
                              run one prompt headless; every event is a JSON line on stdout, then
                              one {"type":"result",...} line
-  pith demo                  the offline demo: a scratch project, one prompt, the reply streamed
+  pith demo                  the offline demo: a scratch project in /tmp (pith-demo-XXXXXX), one
+                             prompt, the reply, its tool calls and a compaction streamed
   pith tree <session>        print a session's tree (branches, labels, the active leaf)
   pith context <session>     print the messages the model sees for the active leaf
   pith list [--cwd <dir>]    list the store's sessions, newest first
@@ -61,6 +62,14 @@ sessions run the offline demo model; PITH_DEMO_PACE_MS its pace), PITH_STORE,
 PITH_NODE_ID, PITH_NODE_URL, PITH_CLUSTER_TOKEN, PITH_WORKSPACE_ROOTS (DIR${delimiter}DIR...) (the store
 options; an option wins over its variable)`;
 
+/** The commands in a few lines: what a usage error without a command (or a bare pith's) shows. */
+export const COMMANDS_USAGE = `usage:
+  pith serve  the daemon and the web UI      pith -p "prompt"  one prompt, the reply on stdout
+  pith --mode rpc | json | text              pith acp          for editors (Agent Client Protocol)
+  pith demo   the offline demo               pith list | tree <session> | context <session>
+  pith models | mcp | token | store import|export
+pith <command> --help shows a command's options.`;
+
 const TOOL_FLAGS = "  --sandbox workspace-write|readonly|off  --sandbox-network on|off\n  --permission-mode auto|ask|readonly     --allow-outside-cwd";
 const STORE_FLAGS = "  --store postgres://...|file  (--store-file F, PITH_STORE)  and, with PostgreSQL, --node-id,\n  --node-url, --cluster-token-file (pith --help has them all)";
 const RUN = "[--session S | --continue] [--model ID] [tool and store options]";
@@ -93,8 +102,10 @@ The Agent Client Protocol over stdin/stdout, for editors (docs/acp.md).
 ${TOOL_FLAGS}
 ${STORE_FLAGS}`,
   demo: `usage: pith demo
-The offline demo: makes a scratch project under $PITH_HOME, runs "Tidy up the notes" on it with
-the offline model and streams the reply; then shows how to look at the session it made.`,
+The offline demo: makes a scratch project in the system's temporary directory (pith-demo-XXXXXX
+under $TMPDIR, else /tmp), runs "Tidy up the notes" on it with the offline model and streams the
+reply, the tool calls and the compaction; the session is stored under $PITH_HOME as any other.
+Then it shows how to look at the session it made.`,
   tree: `usage: pith tree <session> [--json]
 Prints a session's tree: branches, labels, the active leaf. <session>: a session file, a session
 id, or its first 8 characters (pith list shows them).`,

@@ -12,9 +12,10 @@ import { runDaemon } from "./daemon.js";
 import { runDemo } from "./demo.js";
 import { printError } from "./error-text.js";
 import { closeInheritedDescriptors } from "./inherited-fds.js";
-import { COMMAND_USAGE, USAGE } from "./help.js";
+import { COMMAND_USAGE, COMMANDS_USAGE, USAGE } from "./help.js";
 import { runJsonMode } from "./json-mode.js";
 import { sessionFileOf } from "./session-ref.js";
+import { terminalAsker } from "./terminal-asker.js";
 import { runTextMode } from "./text-mode.js";
 import { linkSecurityFrom } from "./link-config.js";
 import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
@@ -30,7 +31,7 @@ import { printErr, printJsonLine, printOut } from "./terminal-out.js";
 
 /** One line saying what is wrong, then the command's own usage (or where the full one is). */
 function usageError(message: string, command?: CommandName): number {
-  printErr(`pith: ${message}\n${command ? COMMAND_USAGE[command] : "Run pith --help for the commands and their options."}\n`);
+  printErr(`pith: ${message}\n${command ? COMMAND_USAGE[command] : `${COMMANDS_USAGE}\nRun pith --help for the commands and their options.`}\n`);
   return 2;
 }
 
@@ -94,7 +95,10 @@ export async function main(argv: string[]): Promise<number> {
       const prompt = args.join(" ");
       if (!prompt.trim()) return usage("a prompt is needed");
       if (str("--session") && has("--continue")) return usage("--session and --continue cannot be used together");
-      const run = { log, prompt, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
+      // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change in silence)
+      const ask = trusted.permissionMode === "ask";
+      if (ask && (command === "--mode json" || !process.stdin.isTTY)) return usage(`--permission-mode ask needs a terminal to ask on${command === "--mode json" ? " (pith -p)" : ": stdin is not one"}; use --permission-mode auto or readonly`);
+      const run = { log, prompt, asker: ask ? terminalAsker() : undefined, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
       return command === "--mode json" ? runJsonMode(run) : runTextMode(run);
     }
     case "acp":
@@ -180,7 +184,11 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
           const gone = o.cwd !== undefined && !existsSync(o.cwd) ? " (no such directory)" : "";
           printOut(`no sessions ${o.cwd ? `of ${resolve(o.cwd)}${gone} ` : ""}in ${describeStore(o.store, defaultSessionsDir())}\n`);
         }
-        else for (const s of sessions) printOut(`${s.modified}  ${s.messageCount.toString().padStart(5)} msgs  ${s.name ?? s.firstMessage.slice(0, 60)}\n    ${s.file}\n`);
+        else {
+          // the id's first 8 characters are what tree, context and --session take
+          printOut("id        modified                   messages  name or first message  (tree, context and --session take the id or its first 8 characters)\n");
+          for (const s of sessions) printOut(`${s.id.slice(0, 8)}  ${s.modified}  ${s.messageCount.toString().padStart(8)}  ${s.name ?? s.firstMessage.slice(0, 60)}\n          ${s.id}  ${s.file}\n`);
+        }
         return 0;
       }
     }

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Settings } from "../host/policy/settings.js";
 import type { SessionEvent } from "../host/live/event-buffer.js";
 import type { LiveSession } from "../host/live/live-session.js";
+import type { QuestionClient } from "../host/ports.js";
 import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { hostOrExit } from "./daemon.js";
 import { printError } from "./error-text.js";
@@ -24,6 +25,8 @@ export interface PromptRunOptions {
   store?: StoreConfig;
   /** where a new session works, and a session file from outside the store (default: the current directory) */
   cwd?: string;
+  /** who answers the session's permission questions (--permission-mode ask on a terminal) */
+  asker?: QuestionClient;
 }
 
 export interface RunOutcome {
@@ -83,6 +86,7 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
   }
   const outcome: RunOutcome = { sessionId: session.id, stopReason: "error", text: "", usage: {} };
   hooks.opened(session, session.getState().model.provider === "scripted", existing);
+  if (opts.asker) host.questions.join(session.id, opts.asker);
   const ended = new Promise<void>((resolve) => {
     session.subscribe((event) => {
       hooks.event(event);

@@ -3,6 +3,7 @@
 // for a compaction, a retry or an error. Offline, stderr first says it is the demo model; an
 // existing session (--session, --continue) first says the directory its tools will write in.
 import type { SessionEvent } from "../host/live/event-buffer.js";
+import { compactionLine } from "./compaction-lines.js";
 import { exitCodeOf, OFFLINE_NOTICE, runPrompt, type PromptRunOptions } from "./run-prompt.js";
 import { RetryLine } from "./retry-line.js";
 import { printErr, printOut } from "./terminal-out.js";
@@ -43,8 +44,7 @@ export async function runTextMode(opts: PromptRunOptions): Promise<number> {
       else if (e.type === "tool_execution_end") {
         const what = `${String(e.toolName)}${target(args.get(String(e.toolCallId)))}`;
         say(e.isError ? `✗ ${what}: failed: ${oneLine(resultText(e.result))}` : `✓ ${what}`);
-      } else if (e.type === "compaction_start") say(`… compacting the context (${String(e.reason)})`);
-      else if (e.type === "compaction_end" && typeof e.error === "string") say(`✗ compaction failed: ${e.error}`);
+      } else if (compactionLine(e) !== undefined) say(compactionLine(e)!);
       else if (e.type === "retry_start") retry.retrying(e.attempt, e.maxAttempts, e.delayMs, e.error.message);
     },
   });

@@ -11,6 +11,8 @@ import type { Provider, StreamEvent, StreamRequest } from "./types.js";
 export const DEMO_PACE_MS = 70;
 const TEXT_CHUNK = 5;
 const JSON_CHUNK = 40;
+/** A tool call's arguments stream in at most this many pieces: a whole-file edit of the demo's notes takes seconds, not half a minute. */
+const JSON_PIECES = 30;
 
 export function demoPace(env: NodeJS.ProcessEnv): number {
   const v = env.PITH_DEMO_PACE_MS;
@@ -29,7 +31,9 @@ export class DemoProvider implements Provider {
   stream(request: StreamRequest): AsyncGenerator<StreamEvent> {
     const turn = nextDemoTurn(readRun(request.messages));
     const sent = request.systemPrompt.length + JSON.stringify(request.tools).length + JSON.stringify(request.messages).length;
-    const written = (turn.text?.length ?? 0) + JSON.stringify(turn.toolCalls ?? []).length;
-    return playTurn({ ...turn, chunkSize: TEXT_CHUNK, jsonChunkSize: JSON_CHUNK, delayMs: this.paceMs, usage: { input: tokens(sent), output: tokens(written) } }, request, ++this.calls);
+    const calls = JSON.stringify(turn.toolCalls ?? []).length;
+    const written = (turn.text?.length ?? 0) + calls;
+    const jsonChunkSize = Math.max(JSON_CHUNK, Math.ceil(calls / JSON_PIECES));
+    return playTurn({ ...turn, chunkSize: TEXT_CHUNK, jsonChunkSize, delayMs: this.paceMs, usage: { input: tokens(sent), output: tokens(written) } }, request, ++this.calls);
   }
 }

@@ -43,9 +43,30 @@ function runStart(messages: readonly AgentMessage[]): number {
 /** The result the agent gives a tool call it skipped because the user's steer arrived first (agent/tool-calls.ts). */
 const SKIPPED_FOR_STEER = /^Skipped: the user sent a new message/;
 
+/** Tool names of the summary's "Done" lines, by the verb the offline summarizer writes (scripted-summary.ts). */
+const DONE_VERBS: Record<string, string> = { listed: "ls", read: "read", edited: "edit", wrote: "write", ran: "bash", searched: "grep" };
+
+/**
+ * A run that began before a compaction: its prompt and finished steps as the summary tells them
+ * (the last request among the user messages pith carries, the "[x]" lines the summarizer writes).
+ */
+function runFromSummary(summary: string): DemoRun {
+  const said = /<user-messages>[\s\S]*?\n\n([\s\S]*?)\n<\/user-messages>/.exec(summary)?.[1];
+  const asked = said?.split("\n").filter((l) => l.startsWith("- ")).at(-1)?.slice(2);
+  const goal = /## Goal\n((?:- .*\n?)+)/.exec(summary)?.[1].trim().split("\n").at(-1)?.slice(2);
+  const steps: DemoStep[] = [];
+  for (const m of summary.matchAll(/^- \[x\] (\w+) `?([^`\n]*)`?$/gm)) {
+    const name = DONE_VERBS[m[1]];
+    if (name) steps.push({ name, args: name === "bash" ? { command: m[2] } : { path: m[2] }, ok: true, output: "" });
+  }
+  return { prompt: (asked ?? goal ?? "").trim(), steps, steers: [], notes: undefined };
+}
+
 export function readRun(messages: readonly AgentMessage[]): DemoRun {
   const start = runStart(messages);
-  const run: DemoRun = { prompt: start >= 0 ? textOf((messages[start] as { content: unknown }).content).trim() : "", steps: [], steers: [], notes: undefined };
+  const first = messages[0] as { role: string; summary?: unknown } | undefined;
+  const summarized = start < 0 && first?.role === "compactionSummary" && typeof first.summary === "string";
+  const run: DemoRun = summarized ? runFromSummary(first.summary as string) : { prompt: start >= 0 ? textOf((messages[start] as { content: unknown }).content).trim() : "", steps: [], steers: [], notes: undefined };
   const byId = new Map<string, DemoStep>();
   for (const m of messages.slice(start + 1)) {
     if (m.role === "assistant") {
@@ -85,6 +106,9 @@ function noteWhatTheStepShows(run: DemoRun, step: DemoStep): void {
   else if (step.name === "write" && typeof step.args.content === "string") run.notes = step.args.content;
   else if (step.name === "edit" && typeof run.notes === "string" && typeof step.args.oldText === "string" && typeof step.args.newText === "string") {
     run.notes = run.notes.replace(step.args.oldText, step.args.newText);
+  } else if (step.name === "edit" && run.notes === undefined && typeof step.args.newText === "string") {
+    // the read went into a summary; the demo's edits replace the whole file, so its new text is the file
+    run.notes = step.args.newText;
   }
 }
 

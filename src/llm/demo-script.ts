@@ -2,13 +2,12 @@
 // It does one small job, tidying notes.md, step by step (look, read or start it, tidy, check,
 // report), answers a steer with a changed next step, and reports only what its tools did: a
 // failed step ends the run with a reply that says so.
+import { DEMO_NOTES } from "./demo-notes.js";
 import { NOTES, didStep, failedStep, type DemoRun } from "./demo-run.js";
 import type { ScriptTurn } from "./scripted.js";
 
 /** The scratch project `pith demo` and an offline session without a cwd work in. */
-export const DEMO_FILES: Record<string, string> = {
-  "notes.md": "# pith notes\n\nThings a session keeps:\n- messages\n* compaction\n- messages\n",
-};
+export const DEMO_FILES: Record<string, string> = { "notes.md": DEMO_NOTES };
 
 const STARTER = "# Notes\n\nThings a session keeps:\n- messages\n- compaction\n- branch summaries\n";
 

@@ -17,7 +17,7 @@ export const BUILTIN_MODELS: readonly ModelInfo[] = ANTHROPIC_MODELS.map((e) => 
 
 export const DEFAULT_MODEL_ID = "claude-sonnet-5-5";
 
-/** The offline provider's model: a small window so the demo reaches compaction quickly. */
+/** The offline provider's model when it replays a script (PITH_OFFLINE_SCRIPT, tests): its scripts' usage is sized for this window. */
 export const SCRIPTED_MODEL: ModelInfo = {
   id: "scripted",
   provider: "scripted",
@@ -27,6 +27,15 @@ export const SCRIPTED_MODEL: ModelInfo = {
   pricing: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   thinking: "none",
 };
+
+/**
+ * The offline demo model (no script): the same model with a window small enough that the demo's
+ * first task, tidying its scratch project's notes, passes the threshold (~7.3k of 10k once the
+ * ~2k of system prompt and tools are counted) and compacts mid-run, and that a compaction asked
+ * for after it has something before its cut (measured: 8.7k -> 6.5k during the task, then 6.5k ->
+ * 2.4k by hand).
+ */
+export const DEMO_MODEL: ModelInfo = { ...SCRIPTED_MODEL, contextWindow: 10_000, maxOutputTokens: 4_000 };
 
 export class ModelRegistry {
   private readonly models = new Map<string, ModelInfo>();

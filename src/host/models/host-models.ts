@@ -2,7 +2,7 @@
 // it serves (provider-discovery.ts), and the models a session's settings make available.
 import { readFileSync } from "node:fs";
 import type { Logger } from "pino";
-import { SCRIPTED_MODEL } from "../../llm/models.js";
+import { DEMO_MODEL, SCRIPTED_MODEL } from "../../llm/models.js";
 import { DemoProvider, demoPace } from "../../llm/demo-model.js";
 import { ScriptedProvider, scriptSchema, type Script } from "../../llm/scripted.js";
 import { capReplies } from "../../llm/reply-cap.js";
@@ -39,7 +39,9 @@ export class HostModels {
 
   /** The providers and models `settings` make available (discovery answers as far as they came). */
   for(settings: Settings): SessionModels {
-    return sessionModels(settings, this.env(), (p) => this.discovery.models(p));
+    // a replayed script's usage is sized for the scripted window; the demo model's own steps for its smaller one
+    const offline = this.script || this.env().PITH_OFFLINE_SCRIPT ? SCRIPTED_MODEL : DEMO_MODEL;
+    return sessionModels(settings, this.env(), (p) => this.discovery.models(p), offline);
   }
 
   /**

@@ -17,6 +17,8 @@ export interface ResolverSources {
   settings: Pick<Settings, "models">;
   /** what a provider's server said it serves (undefined: not asked yet, or it did not answer) */
   discovered(provider: string): readonly DiscoveredModel[] | undefined;
+  /** the offline model: the demo's, or the one that replays a script (default) */
+  offlineModel?: ModelInfo;
 }
 
 /** A model nothing describes: windows small enough for what a server may really give. */
@@ -32,7 +34,7 @@ export class ModelResolver {
   /** The model a name means, usable now; -32602 UnknownModel / AmbiguousModel / NoApiKey otherwise. */
   resolve(name: string): ModelInfo {
     const { provider, id } = this.split(name);
-    if (provider === SCRIPTED_MODEL.provider) return SCRIPTED_MODEL;
+    if (provider === SCRIPTED_MODEL.provider) return this.src.offlineModel ?? SCRIPTED_MODEL;
     const p = this.src.providers.get(provider);
     if (!p) throw unknownModel(name, `no provider "${provider}" is configured`);
     if (p.problem) throw new HostError(ErrorCode.InvalidParams, `cannot use ${name}: ${p.problem}`, { reason: "ProviderMisconfigured", model: name, provider });
@@ -107,7 +109,7 @@ export class ModelResolver {
       for (const m of catalogModels()) if (m.vendor === p.name && p.builtin) add(p, m.id);
       for (const m of this.src.discovered(p.name) ?? []) add(p, m.id);
     }
-    out.push({ ...SCRIPTED_MODEL, hasKey: true });
+    out.push({ ...(this.src.offlineModel ?? SCRIPTED_MODEL), hasKey: true });
     // what can be used first: a key and a server that answered (or pith's catalog), then the
     // offline model and servers not heard from, then what needs a key
     const rank = (m: ModelInfo & { hasKey: boolean }) => {

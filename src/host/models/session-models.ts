@@ -22,9 +22,9 @@ export interface SessionModels {
   offline: boolean;
 }
 
-export function sessionModels(settings: Settings, env: NodeJS.ProcessEnv, discovered: (provider: ResolvedProvider | undefined) => readonly DiscoveredModel[] | undefined): SessionModels {
+export function sessionModels(settings: Settings, env: NodeJS.ProcessEnv, discovered: (provider: ResolvedProvider | undefined) => readonly DiscoveredModel[] | undefined, offlineModel: ModelInfo = SCRIPTED_MODEL): SessionModels {
   const providers = resolveProviders(settings.providers, env);
-  const resolver = new ModelResolver({ providers, settings, discovered: (name) => discovered(providers.get(name)) });
+  const resolver = new ModelResolver({ providers, settings, discovered: (name) => discovered(providers.get(name)), offlineModel });
   const vendor = VENDOR_DEFAULTS.find((v) => {
     const p = providers.get(v.provider);
     return p !== undefined && p.apiKeyEnv !== undefined && hasKey(p);
@@ -36,7 +36,7 @@ export function sessionModels(settings: Settings, env: NodeJS.ProcessEnv, discov
     offline,
     defaultModel: () => {
       if (settings.model !== undefined) return resolver.resolve(settings.model);
-      return vendor ? resolver.resolve(`${vendor.provider}/${vendor.model}`) : SCRIPTED_MODEL;
+      return vendor ? resolver.resolve(`${vendor.provider}/${vendor.model}`) : offlineModel;
     },
   };
 }
