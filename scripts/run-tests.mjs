@@ -50,7 +50,7 @@ if (!quick) {
     process.exit(1);
   }
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], {
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=3", ...files], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, ...(quick ? { PITH_TESTS_QUICK: "1" } : { PITH_TESTS_BUILT: "1" }) },

@@ -6,24 +6,14 @@ import type { Settings } from "../host/policy/settings.js";
 import { createAcpLogger, createLogger, type Logger } from "../log/logger.js";
 import { checkTokenStrength } from "../rpc/auth.js";
 import { SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
-import { runAcpMode } from "./acp-mode.js";
 import { COMMANDS, parseCommandLine, takesStore, type CommandName } from "./args.js";
-import { runDaemon } from "./daemon.js";
-import { runDemo } from "./demo.js";
 import { printError } from "./error-text.js";
 import { closeInheritedDescriptors } from "./inherited-fds.js";
 import { COMMAND_USAGE, COMMANDS_USAGE, USAGE } from "./help.js";
-import { runJsonMode } from "./json-mode.js";
 import { sessionFileOf } from "./session-ref.js";
-import { terminalAsker } from "./terminal-asker.js";
-import { runTextMode } from "./text-mode.js";
 import { linkSecurityFrom } from "./link-config.js";
 import { commandLineSecretWarnings, secretSetting } from "./secret-args.js";
-import { runMcpCommand } from "./mcp-command.js";
-import { runModelsCommand } from "./models-command.js";
-import { runTokenCommand } from "./token-command.js";
 import { formatContext, formatTree } from "./format.js";
-import { listStoreSessions, runStoreCommand } from "./store-command.js";
 import { describeStore, storeConfigFrom, type StoreConfig } from "./store-config.js";
 import { printErr, printJsonLine, printOut } from "./terminal-out.js";
 
@@ -57,6 +47,8 @@ function settingsFlags(str: (name: string) => string | undefined, has: (name: st
   return flags;
 }
 
+// The commands' modules are loaded when their command runs: `pith --version`, a usage error, `list`
+// or `tree` do not pay for the daemon, the SDKs and the stores (about half of a start-up's CPU).
 export async function main(argv: string[]): Promise<number> {
   // first, before anything is opened or started: no descriptor of pith's parent reaches a child
   const inherited = closeInheritedDescriptors();
@@ -89,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const warning of commandLineSecretWarnings(str)) log.warn(warning);
   switch (command) {
     case "--mode rpc":
-      return runDaemon({ log, stdio: true, flags: trusted, store, link });
+      return (await import("./daemon.js")).runDaemon({ log, stdio: true, flags: trusted, store, link });
     case "--mode json":
     case "--mode text": {
       const prompt = args.join(" ");
@@ -98,11 +90,11 @@ export async function main(argv: string[]): Promise<number> {
       // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change in silence)
       const ask = trusted.permissionMode === "ask";
       if (ask && (command === "--mode json" || !process.stdin.isTTY)) return usage(`--permission-mode ask needs a terminal to ask on${command === "--mode json" ? " (pith -p)" : ": stdin is not one"}; use --permission-mode auto or readonly`);
-      const run = { log, prompt, asker: ask ? terminalAsker() : undefined, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
-      return command === "--mode json" ? runJsonMode(run) : runTextMode(run);
+      const run = { log, prompt, asker: ask ? (await import("./terminal-asker.js")).terminalAsker() : undefined, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
+      return command === "--mode json" ? (await import("./json-mode.js")).runJsonMode(run) : (await import("./text-mode.js")).runTextMode(run);
     }
     case "acp":
-      return runAcpMode({ log, flags: trusted, store });
+      return (await import("./acp-mode.js")).runAcpMode({ log, flags: trusted, store });
     case "serve": {
       const port = Number(str("--port") ?? 7777);
       if (!Number.isInteger(port) || port < 0 || port > 65535) return usage(`bad --port: ${str("--port")}`);
@@ -119,7 +111,7 @@ export async function main(argv: string[]): Promise<number> {
       const tls = cert !== undefined && key !== undefined ? { cert, key } : undefined;
       const given = token && { value: token.value, from: token.source as "--token" | "--token-file" | "PITH_TOKEN", file: str("--token-file") };
       const serve = { host: str("--host") ?? "127.0.0.1", port, token: given, tls, allowedOrigins: parsed.all("--allow-origin") };
-      return runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve, link });
+      return (await import("./daemon.js")).runDaemon({ log, stdio: has("--stdio"), idleUnloadMs: idle * 1000, flags: trusted, store, serve, link });
     }
     case "store import":
     case "store export": {
@@ -127,15 +119,15 @@ export async function main(argv: string[]): Promise<number> {
       const out = str("--out");
       if (out === "") return usage("--out needs a file name");
       const what = command === "store import" ? { command: "import" as const, files: args } : { command: "export" as const, sessionId: args[0], out };
-      return runStoreCommand(what, store, log);
+      return (await import("./store-command.js")).runStoreCommand(what, store, log);
     }
     case "token":
-      return runTokenCommand({ rotate: has("--rotate") });
+      return (await import("./token-command.js")).runTokenCommand({ rotate: has("--rotate") });
     case "models":
-      return runModelsCommand({ json, refresh: has("--refresh") });
+      return (await import("./models-command.js")).runModelsCommand({ json, refresh: has("--refresh") });
     case "mcp":
       // the listing says what happened; of the servers' log lines, only warnings and worse by default
-      return runMcpCommand({ json, log: createLogger(str("--log-level") ?? process.env.PITH_LOG_LEVEL ?? "warn") });
+      return (await import("./mcp-command.js")).runMcpCommand({ json, log: createLogger(str("--log-level") ?? process.env.PITH_LOG_LEVEL ?? "warn") });
     default:
       return fileCommand(command, args, { log, json, store, cwd: str("--cwd") });
   }
@@ -147,7 +139,7 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
   try {
     switch (command) {
       case "demo":
-        return runDemo(log);
+        return (await import("./demo.js")).runDemo(log);
       case "tree":
       case "context": {
         const session = SessionFile.open(sessionFileOf(args[0]), { readOnly: true });
@@ -172,7 +164,7 @@ async function fileCommand(command: "demo" | "tree" | "context" | "list", args: 
         if (o.store.kind === "file") sessions = listSessions(defaultSessionsDir(), { cwd: o.cwd });
         else {
           try {
-            sessions = await listStoreSessions(o.store, { cwd: o.cwd }, log);
+            sessions = await (await import("./store-command.js")).listStoreSessions(o.store, { cwd: o.cwd }, log);
           } catch (err) {
             printError(err);
             return 1;
