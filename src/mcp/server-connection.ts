@@ -5,6 +5,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Transport } from "@modelcontextprotocol/client";
 import type { Logger } from "pino";
 import type { McpServerConfig, McpServerInfo, McpServerState } from "../../protocol/mcp.js";
+import { bounded } from "../tools/time-bound.js";
 import { ToolError, type ToolInputSchema } from "../tools/types.js";
 import { connectTransport, type ServerTransport } from "./transports.js";
 
@@ -41,12 +42,9 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+/** The last lines a stdio server wrote to stderr, as a clause for a reason ("" when it said nothing). */
+function saidOn(transport: ServerTransport | undefined, lines: number): string {
+  return transport?.stderr ? ` (it said: ${transport.stderr.split("\n").slice(-lines).join(" | ")})` : "";
 }
 
 export class ServerConnection {
@@ -113,16 +111,16 @@ export class ServerConnection {
           this.refreshing = undefined;
         });
       });
-      await withTimeout(
+      await bounded(
         (async () => {
           await client.connect(transport as Transport);
           await this.listTools(client);
         })(),
         this.startupTimeoutMs,
-        "it did not start and list its tools",
+        `it did not start and list its tools within ${this.startupTimeoutMs} ms`,
       );
     } catch (err) {
-      const said = transport?.stderr ? ` (it said: ${transport.stderr.split("\n").slice(-3).join(" | ")})` : "";
+      const said = saidOn(transport, 3);
       await client.close().catch(() => undefined);
       if (this.closed) return;
       // the SDK's word for a server that exited while it was being asked
@@ -160,8 +158,7 @@ export class ServerConnection {
     if (this.client !== client || this.closed) return;
     this.client = undefined;
     void client.close().catch(() => undefined); // an HTTP session the server lost is dropped too
-    const said = this.transport?.stderr ? ` (it said: ${this.transport.stderr.split("\n").slice(-2).join(" | ")})` : "";
-    const why = this.transportKind === "http" ? "it could not be reached" : `it exited${said}`;
+    const why = this.transportKind === "http" ? "it could not be reached" : `it exited${saidOn(this.transport, 2)}`;
     if (this.restartedAt !== undefined && Date.now() - this.restartedAt < CRASH_LOOP_MS) {
       this.deps.logger.warn({ mcpServer: this.name }, `MCP server ${this.name} died again within a minute of its restart; left failed`);
       this.set("failed", `${why} again within a minute of being restarted; reopen the session to try again`);
@@ -179,6 +176,7 @@ export class ServerConnection {
     if (this.state !== "ready" || !client) throw new ToolError(`The MCP server "${this.name}" is not available: ${this.error ?? this.state}.`);
     const timeout = this.entry.config.requestTimeoutMs ?? DEFAULT_REQUEST_MS;
     try {
+      // a progress handler makes the SDK send a progressToken, without which no progress restarts the timeout
       return (await client.callTool({ name: tool, arguments: args }, { signal, timeout, resetTimeoutOnProgress: true, onprogress: () => undefined })) as CallToolResult;
     } catch (err) {
       if (signal.aborted) throw new ToolError(`Cancelled: the MCP tool ${tool} of "${this.name}" was stopped by the user.`);

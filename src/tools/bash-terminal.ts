@@ -18,8 +18,12 @@ import { messageOf } from "./fs-error-messages.js";
 import { bashResult, networkNote, type KillReason } from "./bash-result.js";
 import type { EditorTerminal, TerminalExit, TerminalRun } from "./editor-ports.js";
 import { terminalLaunch, type TerminalLaunch } from "./terminal-launch.js";
+import { bounded } from "./time-bound.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
+
+/** why a wait on the editor gave up */
+const NO_ANSWER = "the editor did not answer";
 
 /** bash's parameters (bash.ts's schema) */
 type BashParams = { command: string; timeout?: number };
@@ -49,7 +53,7 @@ export async function runInEditorTerminal(params: BashParams, ctx: ToolContext, 
   try {
     return await follow(run, launch, params, ctx);
   } finally {
-    await bounded(run.release(), AFTER_EXIT_MS).catch(() => {});
+    await bounded(run.release(), AFTER_EXIT_MS, NO_ANSWER).catch(() => {});
     launch.cleanup();
   }
 }
@@ -88,7 +92,7 @@ async function follow(run: TerminalRun, launch: TerminalLaunch, params: BashPara
     clearTimeout(timer);
   }
 
-  const got = await bounded(run.output(), AFTER_EXIT_MS).catch(() => ({ output: "", truncated: false }));
+  const got = await bounded(run.output(), AFTER_EXIT_MS, NO_ANSWER).catch(() => ({ output: "", truncated: false }));
   const hit = await launch.sandbox?.finish();
   const output = new OutputCollector(ctx.tempDir, MAX_BYTES, MAX_LINES);
   output.push(Buffer.from(got.output, "utf8"));
@@ -115,9 +119,3 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-/** `p`, or a rejection after `ms` (an editor that stopped answering does not hold the session). */
-function bounded<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the editor did not answer")), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
