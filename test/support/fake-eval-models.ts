@@ -41,6 +41,8 @@ export interface FakeEvalModels {
   readonly requests: FakeOpenAI["requests"];
   /** requests answered so far, by kind (live) */
   readonly counts: FakeEvalCounts;
+  /** the server itself: enqueue() an error or a reply for the next request, setContextLimit(), ... (queued scenarios come first and are not counted) */
+  readonly server: FakeOpenAI;
   close(): Promise<void>;
 }
 
@@ -70,7 +72,7 @@ export async function startFakeEvalModels(truths: Truth[]): Promise<FakeEvalMode
         return undefined;
     }
   });
-  return { baseURL: server.baseURL, url: server.url, requests: server.requests, counts, close: () => server.close() };
+  return { baseURL: server.baseURL, url: server.url, requests: server.requests, counts, server, close: () => server.close() };
 }
 
 /**

@@ -57,7 +57,9 @@ export function readEvalRequest(body: Record<string, any>): EvalRequest {
   const earlier = messages.filter((m, i) => i !== lastUserAt && m.role !== "system" && m.role !== "developer").map(messageText);
 
   if (system.trimStart().startsWith(JUDGE_PREFIX)) {
-    return { kind: "judge", model, question: between(lastUser, "question") ?? "", reference: between(lastUser, "reference") ?? "", answer: between(lastUser, "answer", true) ?? "" };
+    // the design puts the three in the user message; a prompt that moves them still grades
+    const graded = lastUser.includes("<reference>") ? lastUser : [system, ...earlier, lastUser].join("\n\n");
+    return { kind: "judge", model, question: between(graded, "question") ?? "", reference: between(graded, "reference") ?? "", answer: between(graded, "answer", true) ?? "" };
   }
   const probeAt = lastUser.lastIndexOf(PROBE_PREFIX);
   if (probeAt >= 0) {
