@@ -138,3 +138,20 @@ test("other routes: the model list, 404 in OpenAI's error shape; each request re
   assert.equal((await server.whenEnded(1)).how, "completed");
   assert.equal(server.requests[1].path, "/v1/embeddings");
 });
+
+test("a responder computes the reply from the request when the queue is empty; the queue comes first, undefined falls to the default", async (t) => {
+  const server = await startFakeOpenAI();
+  t.after(() => server.close());
+  const client = new OpenAI({ apiKey: "k", baseURL: server.baseURL, maxRetries: 0, logger: silent });
+  const ask = async (content: string) => {
+    const r = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content }] });
+    return r.choices[0]?.message.content;
+  };
+  server.setResponder((body, req) => (body.messages[0].content === "pass" ? undefined : textReply(`echo ${body.messages[0].content} via ${req.path}`)));
+  server.enqueue(textReply("queued"));
+  assert.equal(await ask("one"), "queued");
+  assert.equal(await ask("two"), "echo two via /v1/chat/completions");
+  assert.equal(await ask("pass"), "ok");
+  server.setResponder(undefined);
+  assert.equal(await ask("three"), "ok");
+});

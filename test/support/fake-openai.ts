@@ -12,8 +12,9 @@
 // chat.completion JSON), POST /v1/responses (Responses API; SSE events), GET /v1/models (the list
 // set with setModels). Anything else -> 404 in OpenAI's error shape.
 //
-// Scenarios are plain data, one per POST, from the queue (`enqueue`) or the default
-// (`setDefault`; initially a text reply "ok"). Builders are in ./fake-openai-scenarios.ts (re-exported).
+// Scenarios are plain data, one per POST, from the queue (`enqueue`), else from the responder
+// (`setResponder`: computed from the request, for fakes that act on what they are sent; undefined
+// falls through), else the default (`setDefault`; initially a text reply "ok"). Builders are in ./fake-openai-scenarios.ts (re-exported).
 // The same reply scenario renders on either route (fake-openai-frames.ts says how), so a test can
 // drive either provider with it.
 // - { kind: "reply", content: [...blocks], finish?, usage?, ...knobs }: text, reasoning and tool-call
@@ -121,6 +122,8 @@ export interface FakeOpenAI {
   readonly requests: RecordedRequest[];
   enqueue(...scenarios: Scenario[]): void;
   setDefault(scenario: Scenario): void;
+  /** computes the scenario of a POST the queue has none for; undefined: the default answers */
+  setResponder(responder: Responder | undefined): void;
   remaining(): number;
   /** GET /v1/models answers with these entries (each at least {id}; extra fields as given, e.g. max_model_len) */
   setModels(models: Record<string, unknown>[]): void;
@@ -129,6 +132,9 @@ export interface FakeOpenAI {
   whenEnded(index: number): Promise<RequestEnd>;
   close(): Promise<void>;
 }
+
+/** the request's parsed JSON body (as in `requests`) and its record -> a scenario, or undefined for the default */
+type Responder = (body: Record<string, any>, request: RecordedRequest) => Scenario | undefined;
 
 const DEFAULT_SCENARIO: ReplyScenario = { kind: "reply", content: [{ type: "text", text: "ok" }] };
 const PARTIAL_REPLY: ReplySpec = { content: [{ type: "text", text: "partial answer before trouble" }] };
@@ -155,6 +161,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
   const queue: Scenario[] = [];
   let defaultScenario: Scenario = DEFAULT_SCENARIO;
+  let responder: Responder | undefined;
   let models: Record<string, unknown>[] = [{ id: "fake-model" }];
   let limit: { maximum: number; server: OverflowServer } | undefined;
   let replies = 0;
@@ -239,7 +246,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
       const counted = limit.server === "vllm-max-tokens" || limit.server === "deepseek" ? estimatedInput + output : estimatedInput;
       if (counted > limit.maximum) return sendError(overflowError(limit.server, counted, limit.maximum, output));
     }
-    const scenario = queue.shift() ?? defaultScenario;
+    const scenario = queue.shift() ?? responder?.(body, rec) ?? defaultScenario;
     rec.scenario = scenario;
     const n = ++replies;
     const model = typeof body.model === "string" ? body.model : "fake-model";
@@ -357,6 +364,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
     requests,
     enqueue: (...scenarios) => void queue.push(...scenarios),
     setDefault: (scenario) => void (defaultScenario = scenario),
+    setResponder: (fn) => void (responder = fn),
     remaining: () => queue.length,
     setModels: (list) => void (models = list),
     setContextLimit: (maximum, server = "openai") => void (limit = maximum === undefined ? undefined : { maximum, server }),
