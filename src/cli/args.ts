@@ -43,7 +43,17 @@ const FLAGS: Record<string, FlagKind> = {
   "--out": "value",
   "--rotate": "switch",
   "--refresh": "switch",
+  "--summarizer": "value",
+  "--judge": "value",
+  "--cycles": "value",
+  "--framing": "value",
+  "--cases": "value",
+  "--compare": "value",
+  "--case": "repeated",
 };
+
+/** `pith eval --json FILE` writes its report to a file; everywhere else --json is a switch. */
+const EVAL_KINDS: Record<string, FlagKind> = { "--json": "value" };
 
 /** Taken by every command. */
 const GLOBAL = ["--help", "--version", "--log-level"];
@@ -59,7 +69,7 @@ const NODE = ["--workspace-root"];
  */
 const LINK = ["--tls-ca", "--trusted-network"];
 
-export type CommandName = "serve" | "--mode rpc" | "--mode json" | "--mode text" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models" | "mcp";
+export type CommandName = "serve" | "--mode rpc" | "--mode json" | "--mode text" | "acp" | "demo" | "tree" | "context" | "list" | "store import" | "store export" | "token" | "models" | "mcp" | "eval";
 
 interface CommandSpec {
   flags: readonly string[];
@@ -86,6 +96,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   token: { flags: ["--rotate"], ...NONE },
   models: { flags: ["--json", "--refresh"], ...NONE },
   mcp: { flags: ["--json"], ...NONE },
+  eval: { flags: ["--model", "--summarizer", "--judge", "--cycles", "--framing", "--cases", "--case", "--compare", "--json"], ...NONE },
 };
 
 /** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */
@@ -108,6 +119,7 @@ const SHORT: Record<string, string> = { "-h": "--help", "-p": "--print" };
 
 function tokenize(argv: readonly string[]): Tokens {
   const t: Tokens = { args: [], flags: new Map(), repeated: new Map() };
+  const kinds = argv.find((a) => !a.startsWith("-")) === "eval" ? { ...FLAGS, ...EVAL_KINDS } : FLAGS;
   const problem = (p: string) => (t.problem ??= p);
   for (let i = 0; i < argv.length; i++) {
     const a = SHORT[argv[i]] ?? argv[i];
@@ -121,7 +133,7 @@ function tokenize(argv: readonly string[]): Tokens {
     }
     const eq = a.indexOf("=");
     const name = eq > 0 ? a.slice(0, eq) : a;
-    const kind = FLAGS[name] as FlagKind | undefined;
+    const kind = kinds[name] as FlagKind | undefined;
     let value: string | true = true;
     if (kind === undefined) problem(`unknown option: ${name}`);
     else if (kind === "switch") {
@@ -154,7 +166,7 @@ export type Parsed =
       all(name: string): string[];
     };
 
-const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "models", "mcp"] as const satisfies readonly CommandName[];
+const PLAIN = ["serve", "acp", "demo", "tree", "context", "list", "token", "models", "mcp", "eval"] as const satisfies readonly CommandName[];
 
 function commandOf(t: Tokens): { command: CommandName; args: string[] } | string {
   const mode = t.flags.get("--mode");

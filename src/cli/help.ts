@@ -35,6 +35,11 @@ usage:
   pith mcp [--json]          the MCP servers of your settings, each started here: its tools (the
                              model's name, the server's, read-only or not) or why it failed; then
                              stopped. Exit 1 when one failed (docs/mcp.md)
+  pith eval [--model M] [--summarizer M] [--judge M] [--cycles 1|2] [--framing F] [--cases DIR]
+            [--case NAME]... [--compare KEY=A,B] [--json FILE]
+                             measure what compaction keeps: compacts each case (pith's own, or a
+                             folder of yours) as a session would, asks the model probe questions,
+                             scores the answers beside a floor and a ceiling (docs/eval.md)
   pith token [--rotate]      print the path of $PITH_HOME/token (made if missing); --rotate makes
                              a new token (running daemons keep the old one until restarted)
   pith --help | --version
@@ -67,7 +72,7 @@ export const COMMANDS_USAGE = `usage:
   pith serve  the daemon and the web UI      pith -p "prompt"  one prompt, the reply on stdout
   pith --mode rpc | json | text              pith acp          for editors (Agent Client Protocol)
   pith demo   the offline demo               pith list | tree <session> | context <session>
-  pith models | mcp | token | store import|export
+  pith models | mcp | eval | token | store import|export
 pith <command> --help shows a command's options.`;
 
 const TOOL_FLAGS = "  --sandbox workspace-write|readonly|off  --sandbox-network on|off\n  --permission-mode auto|ask|readonly     --allow-outside-cwd";
@@ -132,4 +137,24 @@ model's name, the server's name, read-only or not), or why it failed; disabled o
 started. Every server is stopped before it exits. A project's .pith/settings.json may not add servers:
 one that names some is reported as ignored. Exit 0 when every enabled server is ready, 1 when one
 failed, 2 when the settings are invalid. --json: {"servers": [...]}, as listMcpServers answers.`,
+  eval: `usage: pith eval [--model M] [--summarizer M] [--judge M] [--cycles 1|2] [--framing conversation|transcript]
+                 [--cases DIR] [--case NAME]... [--compare KEY=A,B] [--json FILE]
+Measures what compaction keeps (docs/eval.md). Each case is compacted with pith's own compaction,
+as a session with your settings would be (--cycles 2: compacted, the scripted work continued, then
+compacted again), and the model (--model, default: your settings') is asked probe questions in the
+compacted context: planted facts (recall), the files touched (artifacts), the next task
+(continuation) and the settled approaches (decisions), scored 0-1 without a judge; with --judge M,
+free-form questions graded 0-5 by that model, blind to the configuration. Beside each score: the
+floor (a summary that keeps nothing) and the ceiling (no compaction, when the case fits).
+  --summarizer M   the model that writes the summaries (default: your settings' compaction.model, else --model)
+  --framing F      how the summary is asked for: conversation or transcript (default: your settings')
+  --cases DIR      your own cases: NAME.jsonl (a session file) and NAME.truth.json side by side
+                   (default: pith's own, generated; npm run eval:cases writes them out)
+  --case NAME      only this case (repeatable)
+  --compare KEY=A,B  configurations side by side on the same cases: framing=conversation,transcript,
+                   summarizer=M1,M2 or model=M1,M2
+  --json FILE      everything (every answer) as JSON
+Progress goes to stderr; Ctrl-C stops with what was measured so far (exit 130). Offline (no model
+configured) the scripted demo model runs the whole flow; its scores mean nothing, and it says so.
+Exit 0 when done, 1 when no case could be measured, 2 on bad usage.`,
 };

@@ -125,6 +125,21 @@ export async function main(argv: string[]): Promise<number> {
       return (await import("./token-command.js")).runTokenCommand({ rotate: has("--rotate") });
     case "models":
       return (await import("./models-command.js")).runModelsCommand({ json, refresh: has("--refresh") });
+    case "eval":
+      // the table and the progress say what happens (a case recorded with another provider's model
+      // would warn on every copy opened); only errors of the sessions by default
+      return (await import("./eval-command.js")).runEvalCommand({
+        log: createLogger(str("--log-level") ?? process.env.PITH_LOG_LEVEL ?? "error"),
+        model: str("--model"),
+        summarizer: str("--summarizer"),
+        judge: str("--judge"),
+        cycles: str("--cycles"),
+        framing: str("--framing"),
+        cases: str("--cases"),
+        only: parsed.all("--case"),
+        compare: str("--compare"),
+        json: str("--json"),
+      });
     case "mcp":
       // the listing says what happened; of the servers' log lines, only warnings and worse by default
       return (await import("./mcp-command.js")).runMcpCommand({ json, log: createLogger(str("--log-level") ?? process.env.PITH_LOG_LEVEL ?? "warn") });

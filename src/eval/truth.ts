@@ -5,7 +5,7 @@ import { z } from "zod";
 
 const token = z.string().min(1).max(400);
 
-export const Fact = z.object({
+const Fact = z.object({
   id: z.string().min(1).max(80),
   /** asks for the fact without giving it away */
   question: z.string().min(1).max(2000),
@@ -14,13 +14,13 @@ export const Fact = z.object({
   kind: z.enum(["value", "name", "constraint", "error", "rejected"]),
 });
 
-export const OpenTask = z.object({
+const OpenTask = z.object({
   task: z.string().min(1).max(2000),
   /** the distinctive tokens an answer naming the task contains (case-insensitive) */
   keywords: z.array(token).min(1).max(5),
 });
 
-export const Decision = z.object({
+const Decision = z.object({
   id: z.string().min(1).max(80),
   question: z.string().min(1).max(2000),
   /** the approach settled on */
@@ -29,7 +29,7 @@ export const Decision = z.object({
   rejected: z.array(token).max(5),
 });
 
-export const JudgeQuestion = z.object({
+const JudgeQuestion = z.object({
   question: z.string().min(1).max(2000),
   /** the answer a session that kept everything would give, written from the truth */
   reference: z.string().min(1).max(8000),
@@ -57,5 +57,3 @@ export const Truth = z.object({
 });
 
 export type Truth = z.infer<typeof Truth>;
-export type Fact = z.infer<typeof Fact>;
-export type Decision = z.infer<typeof Decision>;

@@ -8,6 +8,7 @@ import { resolveSettings, type Settings, type SettingsWarning } from "./policy/s
 import { compactionSettings } from "../compaction/index.js";
 import { replyCapBytes } from "../llm/reply-cap.js";
 import type { Script } from "../llm/scripted.js";
+import type { ModelInfo, Provider } from "../llm/types.js";
 import type { SessionOwner } from "../session/durable-sink.js";
 import { FileSessionStore } from "../session/file-store.js";
 import type { SessionSummary } from "../session/list.js";
@@ -51,6 +52,8 @@ export interface HostOptions {
   /** unload sessions nobody is subscribed to after this long idle (0: never) */
   idleUnloadMs?: number;
   retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** no session starts an MCP server (`pith eval`: its sessions are questioned, they do no work) */
+  withoutMcpServers?: boolean;
 }
 
 export class SessionHost {
@@ -95,6 +98,12 @@ export class SessionHost {
     const discovering = this.modelSources.ready(this.userSettings(cwd));
     if (discovering) await discovering;
     return this.models(cwd);
+  }
+
+  /** A model by name and its provider as a session in `cwd` gets them (reply cap included), for requests outside a session (`pith eval`'s judge). */
+  modelAndProvider(name: string, cwd: string): { model: ModelInfo; provider: Provider } {
+    const [settings, model] = [this.userSettings(cwd), this.models(cwd).resolve(name)];
+    return { model, provider: this.modelSources.providersOfSession(this.modelsFor(settings).providers, replyCapBytes(settings.maxReplyMB))(model) };
   }
 
   private modelsFor(settings: Settings): SessionModels {
@@ -161,7 +170,7 @@ export class SessionHost {
       maxTurns: settings.maxTurns,
       questions: this.questions.session(file.sessionId, asking),
       retry: this.options.retry ?? retryPolicy(this.env),
-      mcpServers: mergeServerEntries(settings.mcpServers, clientServers),
+      mcpServers: this.options.withoutMcpServers ? [] : mergeServerEntries(settings.mcpServers, clientServers),
     });
     this.sessions.set(session.id, session);
     file.sink?.onFenced((owner) => this.lost(session, owner));

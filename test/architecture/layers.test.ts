@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { repoRoot } from "../support/tmp.js";
 
 /** Top to bottom: a layer may import itself and the layers before it. log and os (this machine's processes and files, read safely) are leaves anyone may use. */
-const LAYERS = ["protocol", "src/log", "src/os", "src/messages", "src/session", "src/llm", "src/compaction", "src/tools", "src/mcp", "src/agent", "src/host", "src/rpc", "src/acp", "src/cli"];
+const LAYERS = ["protocol", "src/log", "src/os", "src/messages", "src/session", "src/llm", "src/compaction", "src/tools", "src/mcp", "src/agent", "src/host", "src/eval", "src/rpc", "src/acp", "src/cli"];
 /**
  * Beside the layers, each with what it may import besides itself: the clients are built on the
  * protocol alone (clients/ts runs in the browser too, where src/ cannot), the web UI on the client

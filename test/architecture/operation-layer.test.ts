@@ -21,7 +21,7 @@ function tsFiles(dir: string): string[] {
 }
 
 const LAYER = "src/host/operations/";
-const FRONTS = ["src/rpc", "src/acp", "src/cli"];
+const FRONTS = ["src/rpc", "src/acp", "src/cli", "src/eval"];
 /** performed by the server as each method's operation (RpcServer.register) */
 const HANDLER_TABLE = "src/rpc/method-handlers.ts";
 

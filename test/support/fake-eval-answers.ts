@@ -2,6 +2,7 @@
 // carries every needle of the text it was given, a dropper's that carries none, probe answers
 // worked out from the context alone, and a judge's grade from word overlap. Deterministic, so a
 // test can say what each configuration must score.
+import { ARTIFACTS_QUESTION, CONTINUATION_QUESTION } from "../../src/eval/probes.js";
 import type { Truth } from "../../src/eval/truth.js";
 import { distinctiveWords, knownSentences, rankTruths, Shown } from "./fake-eval-needles.js";
 
@@ -54,8 +55,9 @@ export function keeperSummary(truths: readonly Truth[], given: string): string {
 
 const RECALL_SUFFIX = "Give the exact value or wording.";
 const DECISION_SUFFIX = "Answer in one sentence naming the approach.";
-const ARTIFACTS_START = "List every file of the project";
-const CONTINUATION_START = "What is the next task";
+// the probes' own wording (src/eval/probes.ts): the first words tell which probe it is
+const ARTIFACTS_START = ARTIFACTS_QUESTION.slice(0, 30);
+const CONTINUATION_START = CONTINUATION_QUESTION.slice(0, 21);
 
 type Match = { kind: "fact"; item: Truth["facts"][number] } | { kind: "decision"; item: Truth["decisions"][number] } | { kind: "judge"; item: Truth["judge"][number] };
 

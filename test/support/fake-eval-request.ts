@@ -3,10 +3,12 @@
 // The wordings recognised here are pith's own and the eval's (named beside each), so a change
 // to one of them shows up as a failing fake-eval-models test rather than as a silent "ok".
 
-/** src/eval/probes.ts (docs: /work/eval-design.md): every probe's first line */
-export const PROBE_PREFIX = "Answer from what you know of this session so far, without calling any tools.";
-/** src/eval/judge.ts: the judge's system prompt starts so */
-export const JUDGE_PREFIX = "You grade answers about a coding session";
+import { JUDGE_SYSTEM_PROMPT } from "../../src/eval/judge.js";
+import { PROBE_PREFIX } from "../../src/eval/probes.js";
+
+export { PROBE_PREFIX };
+/** the judge's system prompt starts so */
+export const JUDGE_PREFIX = JUDGE_SYSTEM_PROMPT.slice(0, JUDGE_SYSTEM_PROMPT.indexOf("."));
 /** src/compaction/conversation-prompt.ts: the conversation framing's ask starts with this ... */
 const ASK_START = "Stop the work here: this is not a task to carry on.";
 /** ... and always says this */

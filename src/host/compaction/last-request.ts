@@ -34,6 +34,12 @@ export class LastRequest {
     };
   }
 
+  /** Records `request` as sent now, without sending it (see SessionAside.recordLastRequest). */
+  record(request: StreamRequest): void {
+    this.sent = request;
+    this.sentAt = this.now();
+  }
+
   forget(): void {
     this.sent = null;
   }

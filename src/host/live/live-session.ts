@@ -26,6 +26,7 @@ import { moveInTree, type TreeMoveResult } from "./tree-move.js";
 import { SessionServers } from "../../mcp/session-servers.js";
 import type { ServerEntry } from "../../mcp/server-connection.js";
 import { runUserCommand, type UserCommandResult } from "./user-command.js";
+import { SessionAside, type RequestParts } from "./aside-question.js";
 import type { ProviderPlace } from "./provider-failure.js";
 
 export interface LiveSessionDeps {
@@ -68,6 +69,8 @@ export class LiveSession {
   /** the agent's last model request as sent: a summary in conversation framing sends it again */
   private readonly lastRequest = new LastRequest();
   private overheadTokens = 0; // the system prompt and tool definitions in tokens: sent with every request
+  /** what the agent's next request carries besides the context (a question asked aside is sent with it) */
+  private requestParts!: RequestParts;
   private readonly settings: SessionSettings; // in the file: setting permissionMode stores it, synced
   /** tools the user allowed for the rest of the live session (requestPermission's allowAlways) */
   private readonly allowedAlways = new Set<string>();
@@ -78,6 +81,8 @@ export class LiveSession {
   private readonly runs: SessionRuns;
   /** its MCP servers: started now, alive across model changes and tree moves, stopped at close */
   readonly mcp: SessionServers;
+  /** questions put to its model outside the session, stored nowhere (`pith eval`'s probes) */
+  readonly aside = new SessionAside({ parts: () => this.requestParts, context: () => this.file.buildContext().messages, provider: () => this.deps.providerFor(this.model), lastRequest: this.lastRequest });
 
   constructor(file: SessionFile, deps: LiveSessionDeps) {
     this.file = file;
@@ -194,7 +199,7 @@ export class LiveSession {
 
   // -- runs --
   private makeAgent(): Agent {
-    const { agent, overheadTokens } = buildSessionAgent({
+    const { agent, overheadTokens, parts } = buildSessionAgent({
       file: this.file,
       provider: this.lastRequest.wrap(this.deps.providerFor(this.model)),
       model: this.model,
@@ -217,6 +222,7 @@ export class LiveSession {
       }) },
     });
     this.overheadTokens = overheadTokens;
+    this.requestParts = parts;
     agent.on((e) => this.events.forward(e));
     return agent;
   }

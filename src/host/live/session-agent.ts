@@ -11,6 +11,7 @@ import type { SessionFile } from "../../session/session-file.js";
 import { createCodingTools } from "../../tools/index.js";
 import type { Tool } from "../../tools/types.js";
 import type { ToolPolicy } from "../policy/tool-policy.js";
+import type { RequestParts } from "./aside-question.js";
 
 export interface SessionAgentOptions {
   file: SessionFile;
@@ -43,7 +44,7 @@ export function storedModel(stored: { provider?: string; modelId: string } | und
   }
 }
 
-export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overheadTokens: number } {
+export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overheadTokens: number; parts: RequestParts } {
   const tools = createCodingTools();
   const systemPrompt = buildSystemPrompt({
     cwd: o.file.cwd,
@@ -68,7 +69,8 @@ export function buildSessionAgent(o: SessionAgentOptions): { agent: Agent; overh
     maxTurns: o.maxTurns,
     hooks: o.hooks,
   });
-  return { agent, overheadTokens: Math.ceil(estimateTextTokens(systemPrompt) + estimateTextTokens(JSON.stringify(toolSpecs))) };
+  const parts: RequestParts = { model: o.model, systemPrompt, tools: toolSpecs, thinkingLevel: o.thinkingLevel };
+  return { agent, overheadTokens: Math.ceil(estimateTextTokens(systemPrompt) + estimateTextTokens(JSON.stringify(toolSpecs))), parts };
 }
 
 /** Resolves once `count` user messages of the run starting now are stored (or the run ended first). */

@@ -1,0 +1,190 @@
+// `pith eval` end to end: the real binary over pith's own cases, against fake models behind a fake
+// OpenAI-compatible server (test/support/fake-eval-models.ts): a keeper whose summaries keep the
+// planted facts and a dropper whose summaries keep none. The eval must rank them apart on every
+// deterministic dimension, with the floor below and the ceiling above both; the judge grades
+// blind; the offline model runs the whole flow and says its scores mean nothing; bad input is
+// named; Ctrl-C ends with what was measured.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { generateCases } from "../../src/eval/cases/generate.js";
+import type { EvalReport } from "../../src/eval/report.js";
+import { daemonEnv, runPith, writeSettings } from "../support/daemon-client.js";
+import { evalSettings, startFakeEvalModels } from "../support/fake-eval-models.js";
+import { BIN } from "../support/user-run.js";
+import { tempDir } from "../support/tmp.js";
+
+const CASES = generateCases();
+const truths = CASES.map((c) => c.truth);
+const DIMENSIONS = ["recall", "artifacts", "continuation", "decisions", "overall"] as const;
+
+function readReport(file: string): EvalReport {
+  return JSON.parse(readFileSync(file, "utf8")) as EvalReport;
+}
+
+const show = (r: { stdout: string; stderr: string }) => `stdout:\n${r.stdout}\nstderr:\n${r.stderr.slice(-3000)}`;
+
+test("the eval ranks a summarizer that keeps the planted facts above one that drops them, on every dimension, between the floor and the ceiling", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  const out = join(home, "report.json");
+  const r = await runPith(["eval", "--compare", "summarizer=fake/keeper,fake/dropper", "--json", out], { home, cwd: home, timeoutMs: 240_000 });
+  assert.equal(r.code, 0, show(r));
+  const report = readReport(out);
+  assert.equal(report.offline, false);
+  assert.equal(report.interrupted, false);
+  const [keeper, dropper] = report.configurations;
+  assert.equal(keeper.name, "summarizer=fake/keeper");
+  assert.equal(dropper.summarizer, "fake/dropper");
+  assert.equal(keeper.cases.length, CASES.length);
+  assert.deepEqual(keeper.cases.filter((c) => c.bad).map((c) => `${c.case}: ${c.bad}`), [], "no bad case");
+  for (const d of DIMENSIONS) {
+    const [k, dr, floor, ceiling] = [keeper.dimensions[d].mean, dropper.dimensions[d].mean, keeper.floor[d].mean, keeper.ceiling[d].mean];
+    assert.ok(k > dr, `${d}: the keeper (${k.toFixed(3)}) above the dropper (${dr.toFixed(3)})\n${r.stdout}`);
+    assert.ok(floor <= dr, `${d}: the floor (${floor.toFixed(3)}) at or below the dropper (${dr.toFixed(3)})`);
+    assert.ok(ceiling >= k, `${d}: the ceiling (${ceiling.toFixed(3)}) at or above the keeper (${k.toFixed(3)})`);
+  }
+  // floor and ceiling are the same model's: asked once, shared by both configurations
+  assert.deepEqual(dropper.floor, keeper.floor);
+  // every answer is in the report, with what it was scored against
+  const probe = keeper.cases[0].probes.find((p) => p.dimension === "recall");
+  assert.ok(probe && probe.question.includes(CASES[0].truth.facts[0].question) && typeof probe.answer === "string" && probe.score !== null);
+  assert.deepEqual(probe.expected, { dimension: "recall", answer: CASES[0].truth.facts[0].answer });
+  assert.ok(keeper.cost.compactions.requests >= CASES.length && keeper.cost.compactions.input > 0 && keeper.cost.probes.cost > 0, JSON.stringify(keeper.cost));
+  // the table: both configurations side by side, floor first and ceiling last
+  const header = r.stdout.split("\n").find((l) => l.startsWith("dimension")) ?? "";
+  assert.match(header, /floor\s+summarizer=fake\/keeper\s+summarizer=fake\/dropper\s+ceiling/, r.stdout);
+  assert.match(r.stdout, /^recall\s+\d\.\d\d ± \d\.\d\d/m);
+});
+
+test("the judge grades free-form answers 0-5, blind to which configuration answered, and two cycles compact twice", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  const out = join(home, "report.json");
+  const one = CASES[0].name;
+  const r = await runPith(["eval", "--case", one, "--cycles", "2", "--judge", "fake/judge", "--compare", "summarizer=fake/keeper,fake/dropper", "--json", out], { home, cwd: home, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, show(r));
+  const [keeper, dropper] = readReport(out).configurations;
+  assert.equal(keeper.cases[0].compactions.length, 2);
+  assert.ok(keeper.judged && dropper.judged, "judged scores for both");
+  assert.ok(keeper.judged.overall.mean > dropper.judged.overall.mean, `keeper ${keeper.judged.overall.mean} > dropper ${dropper.judged.overall.mean}`);
+  for (const p of keeper.cases[0].probes.filter((x) => x.dimension === "judged")) assert.ok(p.judgment && p.score! >= 0 && p.score! <= 5, JSON.stringify(p));
+  const judged = models.requests.filter((q) => String((q.body as { model?: string }).model) === "judge");
+  assert.ok(judged.length > 0);
+  for (const q of judged) {
+    const text = JSON.stringify(q.body);
+    for (const leak of ["keeper", "dropper", "summarizer=", "pith eval"]) assert.ok(!text.includes(leak), `the judge saw "${leak}"`);
+  }
+  assert.match(r.stdout, /judged overall/);
+});
+
+test("offline, the scripted model runs the whole flow over every shipped case, and says its scores mean nothing", async (t) => {
+  const home = tempDir(t);
+  const out = join(home, "report.json");
+  const r = await runPith(["eval", "--model", "scripted", "--json", out], { home, cwd: home, timeoutMs: 240_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /OFFLINE: .*say nothing about compaction/);
+  const report = readReport(out);
+  assert.equal(report.offline, true);
+  assert.equal(report.configurations[0].cases.length, CASES.length);
+  assert.ok(report.configurations[0].cases.every((c) => c.compactions.length === 1 && c.probes.length > 0));
+});
+
+test("a folder of cases: bad entries are left out with the reason, a case whose ceiling fails is reported and not scored", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  const dir = join(home, "cases");
+  mkdirSync(dir);
+  const good = CASES[0];
+  writeFileSync(join(dir, "good.jsonl"), good.session);
+  writeFileSync(join(dir, "good.truth.json"), JSON.stringify(good.truth));
+  // a truth that asks for a token the session never states: even the whole session cannot answer it
+  const impossible = { ...good.truth, name: "impossible", facts: good.truth.facts.map((f) => ({ ...f, answer: `never-stated-${f.id}` })), decisions: good.truth.decisions.map((d) => ({ ...d, chosen: "never-chosen" })), openTasks: [{ task: "x", keywords: ["never-named-task"] }] };
+  writeFileSync(join(dir, "impossible.jsonl"), good.session);
+  writeFileSync(join(dir, "impossible.truth.json"), JSON.stringify(impossible));
+  writeFileSync(join(dir, "notjson.jsonl"), good.session);
+  writeFileSync(join(dir, "notjson.truth.json"), "{ not json");
+  writeFileSync(join(dir, "wrong.jsonl"), good.session);
+  writeFileSync(join(dir, "wrong.truth.json"), JSON.stringify({ version: 1, name: "wrong" }));
+  writeFileSync(join(dir, "linked.truth.json.target"), JSON.stringify({ ...good.truth, name: "linked" }));
+  symlinkSync(join(dir, "linked.truth.json.target"), join(dir, "linked.truth.json"));
+  writeFileSync(join(dir, "linked.jsonl"), good.session);
+  assert.equal(spawnSync("mkfifo", [join(dir, "fifo.jsonl")]).status, 0);
+  writeFileSync(join(dir, "fifo.truth.json"), JSON.stringify({ ...good.truth, name: "fifo" }));
+  writeFileSync(join(dir, "lonely.jsonl"), good.session);
+  const out = join(home, "report.json");
+  const r = await runPith(["eval", "--cases", dir, "--json", out], { home, cwd: home, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stderr, /left out notjson: notjson\.truth\.json is not JSON/);
+  assert.match(r.stderr, /left out wrong: wrong\.truth\.json is not a ground truth/);
+  assert.match(r.stderr, /left out linked: .*linked\.truth\.json is a symbolic link/);
+  assert.match(r.stderr, /left out fifo: .*fifo\.jsonl is not a regular file/);
+  assert.match(r.stderr, /left out lonely: .*lonely\.jsonl has no lonely\.truth\.json beside it/);
+  const report = readReport(out);
+  const cases = report.configurations[0].cases;
+  assert.deepEqual(cases.map((c) => c.case).sort(), ["good", "impossible"]);
+  const bad = cases.find((c) => c.case === "impossible");
+  assert.match(bad?.bad ?? "", /its ceiling \(no compaction\) scores 0\.00/);
+  assert.equal(report.configurations[0].dimensions.overall.n, 1, "only the good case is scored");
+  assert.match(r.stdout, /bad cases \(not scored\):\n {2}impossible: /);
+});
+
+test("usage errors exit 2 with one line; an unknown model is refused before anything runs", async (t) => {
+  const home = tempDir(t);
+  for (const [args, message] of [
+    [["--cycles", "3"], /bad --cycles: 3 \(1 or 2\)/],
+    [["--framing", "poem"], /bad --framing: poem/],
+    [["--compare", "framing=conversation"], /needs two or more values/],
+    [["--compare", "temperature=1,2"], /bad --compare: temperature=1,2/],
+    [["--compare", "framing=conversation,poem"], /framing takes conversation and transcript/],
+    [["--case", "no-such-case"], /no case no-such-case \(the cases: /],
+    [["--json"], /--json needs a value/],
+    [["--cases", join(home, "missing")], /no such folder/],
+  ] as const) {
+    const r = await runPith(["eval", ...args], { home, cwd: home });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${show(r)}`);
+    assert.match(r.stderr, message, args.join(" "));
+  }
+  const r = await runPith(["eval", "--model", "nosuch/model", "--case", CASES[0].name], { home, cwd: home });
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stderr, /nosuch/);
+});
+
+test("Ctrl-C stops the eval at once, prints what was measured, writes the report and exits 130", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  // the first case is measured; the second's summary never comes
+  const out = join(home, "report.json");
+  const child = spawn(BIN, ["eval", "--case", CASES[0].name, "--case", CASES[1].name, "--json", out], { cwd: home, env: daemonEnv({ home }), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  t.after(() => child.kill("SIGKILL"));
+  const deadline = Date.now() + 60_000;
+  while (!stderr.includes(`[2/2] ${CASES[1].name}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  models.server.enqueue({ kind: "hang", beforeHeaders: true });
+  const asked = models.requests.length;
+  while (models.requests.length === asked && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const sent = Date.now();
+  child.kill("SIGINT");
+  const code = await exited;
+  assert.ok(Date.now() - sent < 5_000, `exited ${Date.now() - sent} ms after SIGINT`);
+  assert.equal(code, 130, `stdout:\n${stdout}\nstderr:\n${stderr}`);
+  assert.match(stdout, /INTERRUPTED: what was measured before Ctrl-C/);
+  assert.ok(existsSync(out));
+  const report = readReport(out);
+  assert.equal(report.interrupted, true);
+  assert.deepEqual(report.configurations[0].cases.map((c) => c.case), [CASES[0].name], "the first case, measured");
+});
