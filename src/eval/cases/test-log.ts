@@ -25,7 +25,8 @@ export interface LogSpec {
 function testWords(rng: Prng, vocab: Vocabulary): string[] {
   const [verb, noun, extra] = phrase(rng, vocab);
   const when = rng.pick(["on empty input", "with a cursor", "for two accounts", "after a retry", "when stale", "in order", "without duplicates", "at the limit", "on timeout", "after restart"]);
-  return [`${verb}s`, noun, ...(extra ? [extra] : []), ...when.split(" ")];
+  const third = /(ch|sh|s|x)$/.test(verb) ? `${verb}es` : /[^aeiou]y$/.test(verb) ? `${verb.slice(0, -1)}ies` : `${verb}s`;
+  return [third, noun, ...(extra ? [extra] : []), ...when.split(" ")];
 }
 
 const pascalWords = (words: string[]): string => words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");

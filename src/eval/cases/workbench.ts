@@ -34,6 +34,7 @@ export class Workbench {
   readonly trail = new ArtifactTrail();
   private readonly sources = new Map<string, string>();
   private readonly opened: string[] = [];
+  private lastUnit = "";
 
   constructor(
     readonly sc: Scenario,
@@ -78,10 +79,14 @@ export class Workbench {
   unit(topic: string, budget: number): void {
     const maxLines = Math.max(8, Math.floor(budget / TOKENS_PER_LINE));
     const roll = this.rng.next();
-    if (roll < 0.34 || this.opened.length === 0) this.readFile(topic, maxLines);
-    else if (roll < 0.5) this.grep(topic, maxLines);
-    else if (roll < 0.78) this.editFile(topic);
-    else if (roll < 0.93) this.runTests(topic, maxLines);
+    let kind = roll < 0.34 || this.opened.length === 0 ? "read" : roll < 0.5 ? "grep" : roll < 0.78 ? "edit" : roll < 0.93 ? "test" : "status";
+    // nobody runs the suite twice or looks at the status twice with nothing changed in between
+    if (kind === this.lastUnit && (kind === "test" || kind === "status")) kind = "edit";
+    this.lastUnit = kind;
+    if (kind === "read") this.readFile(topic, maxLines);
+    else if (kind === "grep") this.grep(topic, maxLines);
+    else if (kind === "edit") this.editFile(topic);
+    else if (kind === "test") this.runTests(topic, maxLines);
     else this.gitStatus();
   }
 
@@ -118,11 +123,16 @@ export class Workbench {
     const path = this.rng.pick(this.opened);
     const text = this.source(path);
     const lines = text.split("\n");
-    const candidates = lines.map((l, i) => i).filter((i) => /\d|return|throw|raise|Err|error/.test(lines[i]) && lines[i].trim().length > 12 && text.indexOf(lines[i]) === text.lastIndexOf(lines[i]));
+    const guards = new Set(Object.values(GUARDS).flat());
+    const unique = (l: string) => text.indexOf(l) === text.lastIndexOf(l);
+    const candidates = lines.map((l, i) => i).filter((i) => /\d|return|throw|raise|Err|error/.test(lines[i]) && lines[i].trim().length > 12 && !guards.has(lines[i].trim()) && !guards.has((lines[i - 1] ?? "").trim()) && unique(lines[i]));
     if (candidates.length === 0) return this.readFile(topic, 60);
     const i = this.rng.pick(candidates);
     const oldText = lines[i];
-    const newText = /\d+/.test(oldText) && this.rng.chance(0.6) ? oldText.replace(/\d+/, (d) => String(Number(d) + this.rng.int(1, 9) * (d.length > 1 ? 10 : 1))) : `${oldText}\n${oldText.match(/^\s*/)?.[0] ?? ""}${this.rng.pick(GUARDS[path.split(".").at(-1) ?? "ts"] ?? GUARDS.ts)}`;
+    const constant = /(?<![$\w.])[1-9]\d+(?![\w.%])/;
+    const indent = oldText.match(/^\s*/)?.[0] ?? "";
+    // a constant retuned, or a line added before the matched one (before it, it is always reachable)
+    const newText = constant.test(oldText) && this.rng.chance(0.5) ? oldText.replace(constant, (d) => String(Number(d) + this.rng.int(1, 9) * 10)) : `${indent}${this.rng.pick(GUARDS[path.split(".").at(-1) ?? "ts"] ?? GUARDS.ts)}\n${oldText}`;
     lines[i] = newText;
     this.sources.set(path, lines.join("\n"));
     this.step(this.rng.pick([`Adjusting ${path} for ${topic}.`, `Small change in ${path}.`, `Updating line ${i + 1} of ${path}.`]), [{ name: "edit", arguments: { path, oldText, newText }, output: `Edited ${path}: replaced 1 occurrence (at line ${i + 1}).` }]);
