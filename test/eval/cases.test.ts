@@ -92,7 +92,7 @@ function brokenRules(c: GeneratedCase): string[] {
   const { lines, msgs, total } = parse(c);
   const t = c.truth;
   const at = (share: number) => share * total;
-  if (total < 60_000 || total > 300_000 * 1.02) bad.push(`size ${total}`);
+  if (total < 60_000 || total > 300_000) bad.push(`size ${total}`);
   if (t.facts.length < 5 || t.facts.length > 8) bad.push(`${t.facts.length} facts`);
   for (const f of t.facts) {
     const h = hits(msgs, f.answer);
@@ -177,9 +177,13 @@ test("at least eight cases of 60k-300k tokens, both shapes, thinking in some, un
   assert.ok(cases.filter((c) => c.truth.thinking).length >= 1);
 });
 
+// PITH_CASE_SEEDS=1-200 checks more seeds (a change to the generator should hold for any seed)
+const range = process.env.PITH_CASE_SEEDS?.match(/^(\d+)-(\d+)$/);
+const seeds = range ? Array.from({ length: Number(range[2]) - Number(range[1]) + 1 }, (_, i) => Number(range[1]) + i) : [SHIPPED_SEED, 2, 3];
+
 test("each truth parses and holds of its session, for the shipped seed and two others", () => {
   const broken: string[] = [];
-  for (const seed of [SHIPPED_SEED, 2, 3])
+  for (const seed of seeds)
     for (const c of seed === SHIPPED_SEED ? cases : generateCases(seed)) {
       assert.equal(Truth.parse(c.truth).name, c.name);
       broken.push(...brokenRules(c).map((b) => `seed ${seed} ${b}`));

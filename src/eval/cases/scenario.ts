@@ -66,6 +66,8 @@ export interface Scenario {
   files: readonly string[];
   testFiles: readonly string[];
   test: string;
+  /** the new modules steps 2 and 3 write */
+  newFiles: readonly [string, string];
   /** the plan: steps 1-3 get done, step 4 is next, step 5 after it */
   steps: readonly [string, string, string, string, string];
   nextKeywords: readonly string[];

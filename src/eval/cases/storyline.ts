@@ -67,15 +67,21 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
     w.user("Right. Back to step 1.");
   }
   fillTo(AT.cycleBreak, s1);
-  bench.runTests(s1, 30);
+  bench.runTests(s1, (0.025 * target) / 16);
   const cycleBreak = bench.say(`Step 1 is done: ${s1}. The suite passes.`);
   w.user(`Good. Step 2 now: ${s2}.`);
+  bench.createFile(sc.newFiles[0], s2);
+  fillTo((AT.cycleBreak + AT.step2) / 2, s2);
+  bench.failAndFix(s2, 40);
   fillTo(AT.step2, s2);
-  bench.runTests(s2, 30);
+  bench.runTests(s2, Infinity);
   bench.say(`Step 2 is done (${s2}); the tests pass.`);
   w.user(`Thanks. Step 3: ${s3}.`);
-  fillTo(1, s3);
-  bench.runTests(s3, 30);
+  bench.createFile(sc.newFiles[1], s3);
+  fillTo(0.9, s3);
+  bench.failAndFix(s3, 40);
+  fillTo(1 - bench.suiteTokens() / target, s3);
+  bench.runTests(s3, Infinity);
   bench.say(`Step 3 is done: ${s3}. All tests pass and the working tree has only the changes above.`);
 
   return { name: sc.name, session: w.text(), truth: truthOf(sc, bench, cycleBreak) };

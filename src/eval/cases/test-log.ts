@@ -1,6 +1,7 @@
-// Test runner output in each language's usual form: a list of passing tests (tens of lines for a
-// case of short outputs, hundreds for a long one) and, for a failing run, the failure's report
-// with the error message the storyline plants or quotes.
+// Test runner output in each language's usual form: the suite's tests passing (tens of lines for a
+// case of short outputs, hundreds for a long one; a run of one file when there is no room for the
+// whole suite) and, for a failing run, the failure's report with the error message the storyline
+// plants or quotes.
 import { phrase, snake, type Vocabulary } from "./names.js";
 import type { Prng } from "./prng.js";
 
@@ -13,12 +14,11 @@ export interface Failure {
   message: string;
 }
 
-export interface LogSpec {
+/** the project's tests: the same names on every run, as a real suite has */
+export interface Suite {
   lang: Lang;
   project: string;
-  testFiles: readonly string[];
-  lines: number;
-  failure?: Failure;
+  files: { file: string; tests: string[] }[];
 }
 
 /** a test's name as words: a verb, a noun or two, a situation */
@@ -31,38 +31,50 @@ function testWords(rng: Prng, vocab: Vocabulary): string[] {
 
 const pascalWords = (words: string[]): string => words.map((w) => w[0].toUpperCase() + w.slice(1)).join("");
 
-export function testLog(rng: Prng, vocab: Vocabulary, spec: LogSpec): string {
+/** a suite of about `tests` tests over `testFiles`, named in the language's style */
+export function makeSuite(rng: Prng, vocab: Vocabulary, lang: Lang, project: string, testFiles: readonly string[], tests: number): Suite {
+  const files = testFiles.map((file) => {
+    const names = new Set<string>();
+    const n = rng.int(Math.ceil((tests / testFiles.length) * 0.7), Math.ceil((tests / testFiles.length) * 1.3));
+    for (let i = 0; i < n * 3 && names.size < n; i++) {
+      const w = testWords(rng, vocab);
+      names.add(lang === "go" ? `Test${pascalWords(w.slice(0, 4))}` : lang === "py" ? `test_${snake(...w)}` : lang === "rs" ? snake(...w) : w.join(" "));
+    }
+    return { file, tests: [...names] };
+  });
+  return { lang, project, files };
+}
+
+/** lines a run of the whole suite prints */
+export const suiteLines = (suite: Suite): number => suite.files.reduce((n, f) => n + f.tests.length * (suite.lang === "go" ? 2 : 1) + 1, 6);
+
+/** one run of the suite, or of one of its files, failing with `failure` when given */
+export function testLog(rng: Prng, suite: Suite, failure?: Failure, only?: string): string {
+  const lang = suite.lang;
+  const files = suite.files.filter((f) => only === undefined || f.file === only);
   const out: string[] = [];
   let passed = 0;
-  const perFile = Math.max(3, Math.ceil(spec.lines / spec.testFiles.length / (spec.lang === "go" ? 2 : 1)));
-  for (const file of spec.testFiles) {
-    if (out.length >= spec.lines) break;
-    const n = rng.int(Math.ceil(perFile / 2), perFile);
-    if (spec.lang === "py") {
-      for (let i = 0; i < n; i++, passed++) out.push(`${file}::test_${snake(...testWords(rng, vocab))} PASSED`);
-    } else if (spec.lang === "go") {
-      for (let i = 0; i < n; i++, passed++) {
-        const name = `Test${pascalWords(testWords(rng, vocab).slice(0, 4))}`;
-        out.push(`=== RUN   ${name}`, `--- PASS: ${name} (${(rng.int(0, 90) / 100).toFixed(2)}s)`);
-      }
+  for (const { file, tests } of files) {
+    passed += tests.length;
+    if (lang === "py") for (const t of tests) out.push(`${file}::${t} PASSED`);
+    else if (lang === "go") {
+      for (const t of tests) out.push(`=== RUN   ${t}`, `--- PASS: ${t} (${(rng.int(0, 90) / 100).toFixed(2)}s)`);
       out.push(`ok  \t${file}\t${(rng.int(10, 900) / 100).toFixed(3)}s`);
-    } else if (spec.lang === "rs") {
-      for (let i = 0; i < n; i++, passed++) out.push(`test ${file}::tests::${snake(...testWords(rng, vocab))} ... ok`);
-    } else {
-      out.push(` ✓ ${file} (${n} tests) ${rng.int(4, 900)}ms`);
-      for (let i = 0; i < n; i++, passed++) out.push(`   ✓ ${testWords(rng, vocab).join(" ")} ${rng.int(0, 40)}ms`);
+    } else if (lang === "rs") for (const t of tests) out.push(`test ${file}::tests::${t} ... ok`);
+    else {
+      out.push(` ✓ ${file} (${tests.length} tests) ${rng.int(4, 900)}ms`);
+      for (const t of tests) out.push(`   ✓ ${t} ${rng.int(0, 40)}ms`);
     }
   }
-  if (spec.lang === "py") {
+  if (lang === "py") {
     // pytest's progress column climbs to 100%
     const total = out.length;
     out.forEach((l, i) => (out[i] = `${l.padEnd(78)}[${String(Math.round(((i + 1) * 100) / total)).padStart(3)}%]`));
-    out.unshift(`============================= test session starts ==============================`, `platform linux -- Python 3.11.9, pytest-8.3.3, pluggy-1.5.0`, `collected ${passed + (spec.failure ? 1 : 0)} items`, ``);
+    out.unshift(`============================= test session starts ==============================`, `platform linux -- Python 3.11.9, pytest-8.3.3, pluggy-1.5.0`, `collected ${passed + (failure ? 1 : 0)} items`, ``);
   }
-  if (spec.lang === "rs") out.unshift(`   Compiling ${spec.project} v0.4.0 (/home/dev/${spec.project})`, `    Finished \`test\` profile [unoptimized + debuginfo] target(s) in ${(rng.int(150, 900) / 100).toFixed(2)}s`, ``, `running ${passed + (spec.failure ? 1 : 0)} tests`);
-  const f = spec.failure;
-  if (f) out.push(...failureBlock(spec.lang, f));
-  out.push(...summary(rng, spec.lang, passed, f ? 1 : 0, spec.testFiles.length));
+  if (lang === "rs") out.unshift(`   Compiling ${suite.project} v0.4.0 (/home/dev/${suite.project})`, `    Finished \`test\` profile [unoptimized + debuginfo] target(s) in ${(rng.int(150, 900) / 100).toFixed(2)}s`, ``, `running ${passed + (failure ? 1 : 0)} tests`);
+  if (failure) out.push(...failureBlock(lang, failure));
+  out.push(...summary(rng, lang, passed, failure ? 1 : 0, files.length));
   return out.join("\n");
 }
 

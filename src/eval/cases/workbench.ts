@@ -10,7 +10,7 @@ import { tsFile } from "./code-ts.js";
 import type { Prng } from "./prng.js";
 import type { Scenario } from "./scenario.js";
 import type { SessionWriter, ToolCallSpec } from "./session-writer.js";
-import { testLog, type Failure } from "./test-log.js";
+import { makeSuite, suiteLines, testLog, type Failure, type Suite } from "./test-log.js";
 
 /** estimated tokens of one line of generated source or log, a little over the real mean */
 const TOKENS_PER_LINE = 16;
@@ -35,12 +35,15 @@ export class Workbench {
   private readonly sources = new Map<string, string>();
   private readonly opened: string[] = [];
   private lastUnit = "";
+  private readonly suite: Suite;
 
   constructor(
     readonly sc: Scenario,
     readonly rng: Prng,
     readonly w: SessionWriter,
-  ) {}
+  ) {
+    this.suite = makeSuite(rng.fork(3), sc.vocab, sc.lang, sc.project, sc.testFiles, sc.shape === "long" ? 300 : 28);
+  }
 
   /** one assistant step with its tool calls, thinking added on a case that has it */
   step(text: string | undefined, calls: ToolCallSpec[], thinking?: string): string {
@@ -108,19 +111,18 @@ export class Workbench {
     const lines = this.source(path).split("\n");
     const hit = lines.find((l, i) => i > 10 && /function|def |func |fn |class /.test(l) && this.rng.chance(0.3)) ?? lines[12] ?? lines[0];
     const word = (hit.match(/[A-Za-z_][A-Za-z0-9_]{5,}/g) ?? ["status"]).at(-1) ?? "status";
-    const count = Math.min(maxLines, this.sc.shape === "long" ? this.rng.int(30, 90) : this.rng.int(4, 14));
     const out: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const f = this.rng.pick(this.sc.files);
-      const src = this.source(f).split("\n");
-      const n = this.rng.int(1, src.length);
-      out.push(`${f}:${n}: ${src[n - 1].trim().replace(/[A-Za-z_][A-Za-z0-9_]{5,}/, word)}`);
-    }
+    for (const f of this.sc.files)
+      this.source(f)
+        .split("\n")
+        .forEach((l, i) => {
+          if (l.includes(word)) out.push(`${f}:${i + 1}: ${l.trim()}`);
+        });
+    out.splice(Math.min(maxLines, this.sc.shape === "long" ? 120 : 30));
     this.step(this.rng.pick([`Where else is ${word} used?`, `Checking the callers of ${word} before I change it.`, undefined]), [{ name: "grep", arguments: { pattern: word, path: "src" }, output: out.join("\n") }]);
   }
 
-  editFile(topic: string): void {
-    const path = this.rng.pick(this.opened);
+  editFile(topic: string, path: string = this.rng.pick(this.opened)): void {
     const text = this.source(path);
     const lines = text.split("\n");
     const guards = new Set(Object.values(GUARDS).flat());
@@ -138,13 +140,61 @@ export class Workbench {
     this.step(this.rng.pick([`Adjusting ${path} for ${topic}.`, `Small change in ${path}.`, `Updating line ${i + 1} of ${path}.`]), [{ name: "edit", arguments: { path, oldText, newText }, output: `Edited ${path}: replaced 1 occurrence (at line ${i + 1}).` }]);
   }
 
-  /** a test run; failing with `failure` when given (the error quoted after it is the caller's) */
-  runTests(topic: string, maxLines: number, failure?: Failure, command = this.sc.test): string {
-    const lines = Math.min(maxLines, this.sc.shape === "long" ? this.rng.int(150, 420) : this.rng.int(12, 40));
-    const log = testLog(this.rng, this.sc.vocab, { lang: this.sc.lang, project: this.sc.project, testFiles: this.sc.testFiles, lines, failure });
+  /** a test run, of the suite or (with no room for it) of one file; failing with `failure` when given */
+  runTests(topic: string, maxLines: number, failure?: Failure, command?: string): string {
+    const own = failure && this.sc.testFiles.includes(failure.file) ? failure.file : undefined;
+    const only = command !== undefined ? this.fileOf(command) : suiteLines(this.suite) > maxLines ? (own ?? this.rng.pick(this.sc.testFiles)) : undefined;
+    const log = testLog(this.rng, this.suite, failure, only);
     const output = failure ? `${log}\n\nCommand failed with exit code 1` : log;
     const text = this.rng.pick([`Running the tests for ${topic}.`, "Running the suite.", "Checking the tests.", undefined]);
-    return this.step(text, [{ name: "bash", arguments: { command }, output, isError: failure !== undefined }]);
+    return this.step(only ? text?.replace("the suite", `the ${only} tests`) : text, [{ name: "bash", arguments: { command: command ?? (only ? this.fileCommand(only) : this.sc.test) }, output, isError: failure !== undefined }]);
+  }
+
+  /** about what a run of the whole suite adds to the session, in tokens */
+  suiteTokens(): number {
+    return suiteLines(this.suite) * 15;
+  }
+
+  /** the test file a command names by its last word (a path, a module, a package), if any */
+  private fileOf(command: string): string | undefined {
+    const last = (command.split(" ").at(-1) ?? "").replace(/^\.\//, "").replace(/\/\.\.\.$/, "");
+    return this.sc.testFiles.find((f) => f.includes(last));
+  }
+
+  /** the command that runs one test file (or package, or module) */
+  private fileCommand(file: string): string {
+    switch (this.sc.lang) {
+      case "py":
+        return `${this.sc.test} ${file}`;
+      case "go":
+        return `go test ./${file.split("/").slice(1).join("/")}/...`;
+      case "rs":
+        return `cargo test ${file}`;
+      default:
+        return `${this.sc.test} -- ${file}`;
+    }
+  }
+
+  /** a new module for `topic`, written whole; later work may read and edit it like the others */
+  createFile(path: string, topic: string): void {
+    const content = this.source(path);
+    this.opened.push(path);
+    this.step(`Adding ${path} for ${topic}.`, [{ name: "write", arguments: { path, content }, output: `Created ${path} (${Buffer.byteLength(content)} bytes written)` }]);
+  }
+
+  /** a failing run, the failure quoted and fixed by an edit, and the run again */
+  failAndFix(topic: string, maxLines: number): void {
+    const file = this.rng.pick(this.sc.testFiles);
+    const [a, b] = [this.rng.int(2, 60), this.rng.int(2, 60)];
+    const want = a === b ? a + 1 : b;
+    const message = { py: `assert ${a} == ${want}`, go: `got ${a}, want ${want}`, rs: `assertion \`left == right\` failed\n  left: ${a}\n right: ${want}` }[this.sc.lang as string] ?? `AssertionError: expected ${a} to equal ${want}`;
+    const test = this.sc.lang === "go" ? `Test${this.rng.int(1, 9)}Regression` : `regression_${this.rng.hex(4)}`;
+    this.runTests(topic, maxLines, { test, file, message: message });
+    const path = this.rng.pick(this.opened);
+    this.say(`One failure in ${file}: ${message.split("\n")[0]}. The count comes from ${path}; fixing it there.`);
+    this.w.user(this.rng.pick(["ok, fix it", "Go ahead.", "Fine, fix that."]));
+    this.editFile(topic, path);
+    this.runTests(topic, maxLines);
   }
 
   gitStatus(): void {
