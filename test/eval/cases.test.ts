@@ -2,6 +2,7 @@
 // Pi, and their ground truth true of the session text by the rules that make a probe meaningful
 // (positions are measured in pith's estimated tokens; pith keeps the last ~20k verbatim, so what a
 // probe asks must sit only in the part a compaction summarizes).
+// full suite only: every case read by two Pi releases, 16 node processes (~12 s of CPU)
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
@@ -208,17 +209,25 @@ test("pith opens each case without warnings, and Pi reads the same context", asy
       s.close();
     }
   });
-  const oracle = resolve(repoRoot, "../shared/tools/pi-latest-oracle.mjs");
-  if (!existsSync(oracle)) {
-    t.skip(`Pi's oracle is absent (${oracle}); only pith read the cases`);
+  // Pi itself: the latest release and the 0.58.3 this repo's interop tests pin
+  const oracles = ["pi-latest-oracle.mjs", "pi-oracle.mjs"].map((o) => resolve(repoRoot, "../shared/tools", o));
+  if (!oracles.every(existsSync)) {
+    t.skip(`Pi's oracles are absent (${oracles.join(", ")}); only pith read the cases`);
     return;
   }
   const run = promisify(execFile);
-  const outs = await Promise.all(files.map((f) => run(process.execPath, [oracle, "read", f], { maxBuffer: 1 << 24 })));
-  outs.forEach(({ stdout }, i) => {
+  const read = (oracle: string, file: string) => run(process.execPath, oracle.endsWith("latest-oracle.mjs") ? [oracle, "read", file] : [oracle, file], { maxBuffer: 1 << 24 });
+  const outs = await Promise.all(oracles.flatMap((o) => files.map((f) => read(o, f))));
+  outs.forEach(({ stdout }, k) => {
+    const i = k % files.length;
     const pi = JSON.parse(stdout);
-    assert.equal(pi.contextMessages, expected[i], cases[i].name);
-    assert.equal(pi.leafId, cases[i].session.trimEnd().split("\n").map((l) => JSON.parse(l)).at(-1).id);
-    assert.equal(pi.thinkingLevel, cases[i].truth.thinking ? "medium" : "off");
+    const lines = cases[i].session.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const name = `${cases[i].name} (Pi ${pi.piVersion})`;
+    assert.equal(pi.entries, lines.length - 1, name);
+    assert.equal(pi.branchLength, lines.length - 1, name);
+    assert.equal(pi.contextMessages, expected[i], name);
+    assert.equal(pi.leafId, lines.at(-1).id, name);
+    assert.deepEqual(pi.model, { provider: "anthropic", modelId: "claude-sonnet-4-5" }, name);
+    assert.equal(pi.thinkingLevel, cases[i].truth.thinking ? "medium" : "off", name);
   });
 });

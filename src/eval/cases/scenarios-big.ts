@@ -21,11 +21,11 @@ export const clinicBooking: Scenario = {
   opening:
     "clinic-booking, plan:\n1. slot search across clinics\n2. a waitlist that fills cancelled slots\n3. double-booking protection\n4. SMS reminders the day before\n5. the practitioner calendar sync\n\nConstraints: patient data never leaves the EU region, and all times are stored in UTC and shown in the clinic's zone. We tried Celery beat for scheduling once and it double-fired after deploys; don't use it. Start with 1.",
   facts: [
-    { id: "constraint-eu", kind: "constraint", question: "What did the user require about where patient data may go?", answer: "never leaves the EU region", beat: { via: "opening" } },
+    { id: "constraint-eu", kind: "constraint", question: "What did the user require about where patient data may go?", answer: "EU region", beat: { via: "opening" } },
     { id: "rejected-celery", kind: "rejected", question: "Which scheduler was tried once and dropped after it double-fired?", answer: "Celery beat", beat: { via: "opening" } },
     {
-      id: "slot-minutes", kind: "value", question: "How long is a standard appointment slot in the clinic settings?", answer: "17min",
-      beat: { via: "read", path: "app/settings.yaml", note: "The booking settings first.", content: "booking:\n  standard_slot: 17min\n  max_days_ahead: 62\n  hold_seconds: 240\nregions:\n  default: eu-central-1\n" },
+      id: "slot-minutes", kind: "value", question: "How many seconds is a slot held while the patient confirms, per the booking settings?", answer: "1290",
+      beat: { via: "read", path: "app/settings.yaml", note: "The booking settings first.", content: "booking:\n  standard_slot_minutes: 20\n  max_days_ahead: 62\n  hold_seconds: 1290\nregions:\n  default: eu-central-1\n" },
     },
     {
       id: "tz-error", kind: "error", question: "What did the first slot-search test run fail with?", answer: "NonExistentTimeError: 2026-03-29 02:30:00",
@@ -41,7 +41,7 @@ export const clinicBooking: Scenario = {
     },
   ],
   reversal: {
-    id: "slot-search", question: "Which approach do we use to compute free slots?", rejected: "precomputed slot rows", chosen: "computing slots on the fly from schedules",
+    id: "slot-search", question: "Which approach do we use to compute free slots?", rejected: "precomputed slot rows", chosen: "on the fly",
     propose: "I'd store precomputed slot rows per practitioner and day, refreshed nightly.",
     path: "app/services/slot_rows.py",
     first: 'def materialize_day(session, practitioner, day):\n    for start in practitioner.schedule.starts(day):\n        session.add(SlotRow(practitioner_id=practitioner.id, start=start))\n',
@@ -50,7 +50,7 @@ export const clinicBooking: Scenario = {
     adopt: "Computing slots on the fly from schedules then, minus bookings and holds.",
     second: 'def free_slots(schedule, bookings, day):\n    taken = {b.start for b in bookings}\n    return [s for s in schedule.starts(day) if s not in taken]\n',
   },
-  decision: { id: "lock", question: "How is a double booking prevented?", chosen: "a unique index on (practitioner_id, start)", rejected: ["an application-level check"], say: "For step 3 later: a unique index on (practitioner_id, start), not an application-level check; two workers race.", reply: "Agreed, the database decides; the API maps the violation to a 409." },
+  decision: { id: "lock", question: "How is a double booking prevented?", chosen: "unique index", rejected: ["application-level check"], say: "For step 3 later: a unique index on (practitioner_id, start), not an application-level check; two workers race.", reply: "Agreed, the database decides; the API maps the violation to a 409." },
   bashOnly: [
     { command: "git rm -q app/services/legacy_calendar.py tests/test_legacy_calendar.py", output: "rm 'app/services/legacy_calendar.py'\nrm 'tests/test_legacy_calendar.py'", note: "The old calendar shim is unused; deleting it with its test.", deleted: ["app/services/legacy_calendar.py", "tests/test_legacy_calendar.py"] },
     { command: "python scripts/gen_schedules.py --clinics 6 --weeks 4 > tests/fixtures/schedules_6x4.json && wc -c tests/fixtures/schedules_6x4.json", output: "88211 tests/fixtures/schedules_6x4.json", note: "Generating schedules for six clinics over four weeks.", created: ["tests/fixtures/schedules_6x4.json"] },
@@ -76,14 +76,14 @@ export const backupOperator: Scenario = {
   opening:
     "pg-backup-operator, steps:\n1. a reconcile loop for backup schedules\n2. retention by count and age\n3. restore jobs from a named snapshot\n4. point-in-time recovery from WAL archives\n5. a Helm chart\n\nRules: the operator only gets namespace-scoped RBAC, never cluster-admin. Status is written with server-side apply only. We tried CronJobs per schedule before and the object count exploded, so not that. Begin with 1.",
   facts: [
-    { id: "constraint-rbac", kind: "constraint", question: "What RBAC scope is the operator allowed?", answer: "namespace-scoped RBAC", beat: { via: "opening" } },
-    { id: "rejected-cronjobs", kind: "rejected", question: "Which scheduling approach was tried before and dropped because of the object count?", answer: "CronJobs per schedule", beat: { via: "opening" } },
+    { id: "constraint-rbac", kind: "constraint", question: "What RBAC scope is the operator allowed?", answer: "namespace-scoped", beat: { via: "opening" } },
+    { id: "rejected-cronjobs", kind: "rejected", question: "Which scheduling approach was tried before and dropped because of the object count?", answer: "CronJob", beat: { via: "opening" } },
     {
       id: "metrics-port", kind: "value", question: "Which port does the operator's metrics endpoint bind?", answer: "9447",
       beat: { via: "read", path: "config/manager/manager.yaml", note: "The manager deployment, for the flags it runs with.", content: "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: pg-backup-operator\nspec:\n  template:\n    spec:\n      containers:\n        - name: manager\n          args:\n            - --metrics-bind-address=:9447\n            - --leader-elect\n" },
     },
     {
-      id: "conflict-error", kind: "error", question: "What error did the first reconcile test report?", answer: "the object has been modified; please apply your changes to the latest version",
+      id: "conflict-error", kind: "error", question: "What error did the first reconcile test report?", answer: "the object has been modified",
       beat: { via: "fail", command: "go test ./controllers/backup/...", failure: { test: "TestReconcileCreatesJob", file: "reconcile_test.go:64", message: "Operation cannot be fulfilled on backupschedules.pg.dev \"nightly\": the object has been modified; please apply your changes to the latest version" }, quote: "The update conflicts (the object has been modified; please apply your changes to the latest version): the loop updates status with a stale copy. Switching the status write to server-side apply.", fix: { path: "controllers/backup/reconcile.go", oldText: "if err := r.Status().Update(ctx, &sched); err != nil {", newText: "if err := r.Status().Patch(ctx, &sched, client.Apply, client.FieldOwner(owner)); err != nil {" } },
     },
     {
@@ -96,7 +96,7 @@ export const backupOperator: Scenario = {
     },
   ],
   reversal: {
-    id: "trigger", question: "Which approach do we use to trigger scheduled backups?", rejected: "a ticker goroutine per schedule", chosen: "RequeueAfter from the reconcile loop",
+    id: "trigger", question: "Which approach do we use to trigger scheduled backups?", rejected: "ticker goroutine", chosen: "RequeueAfter",
     propose: "I'll start a ticker goroutine per schedule that enqueues a backup at each tick.",
     path: "controllers/backup/ticker.go",
     first: 'package backup\n\nfunc (r *Reconciler) startTicker(s Schedule) {\n\tgo func() {\n\t\tfor range time.Tick(s.Interval()) {\n\t\t\tr.enqueue(s.Name)\n\t\t}\n\t}()\n}\n',
@@ -130,14 +130,14 @@ export const buildTool: Scenario = {
   opening:
     "forge-build, here is the plan:\n1. a task graph from the workspace manifests\n2. content-hash caching of task outputs\n3. a worker pool with a concurrency limit\n4. remote cache uploads to object storage\n5. a watch mode\n\nGround rules: Node 20 built-ins only, and the cache must be byte-for-byte reproducible across machines. We tried wrapping Turborepo before and gave it up, so no wrapper. Start on 1.",
   facts: [
-    { id: "constraint-builtins", kind: "constraint", question: "What did the user allow the build tool to depend on?", answer: "Node 20 built-ins only", beat: { via: "opening" } },
+    { id: "constraint-builtins", kind: "constraint", question: "What did the user allow the build tool to depend on?", answer: "built-ins", beat: { via: "opening" } },
     { id: "rejected-turbo", kind: "rejected", question: "Which existing tool did the team try to wrap before giving up?", answer: "Turborepo", beat: { via: "opening" } },
     {
       id: "cache-dir", kind: "value", question: "What is the cache directory name configured for the workspace?", answer: ".forge-cache-v5",
       beat: { via: "read", path: "forge.config.json", note: "Workspace config first.", content: '{\n  "workspaces": ["packages/*", "apps/*"],\n  "cacheDir": ".forge-cache-v5",\n  "concurrency": "auto",\n  "tasks": { "build": { "dependsOn": ["^build"] }, "test": { "dependsOn": ["build"] } }\n}' },
     },
     {
-      id: "cycle-error", kind: "error", question: "What error did the first graph test run report?", answer: "ECYCLE: @forge/ui -> @forge/theme -> @forge/ui",
+      id: "cycle-error", kind: "error", question: "What error did the first graph test run report?", answer: "ECYCLE",
       beat: { via: "fail", command: "npm test -- graph", failure: { test: "plans the workspace in dependency order", file: "test/graph.test.ts", message: "Error: ECYCLE: @forge/ui -> @forge/theme -> @forge/ui" }, quote: "ECYCLE: @forge/ui -> @forge/theme -> @forge/ui. The fixture's theme package lists ui as a devDependency, and the planner follows devDependencies for build edges. Only dependencies and peerDependencies make build edges.", fix: { path: "src/graph/plan.ts", oldText: "const deps = { ...pkg.dependencies, ...pkg.devDependencies };", newText: "const deps = { ...pkg.dependencies, ...pkg.peerDependencies };" } },
     },
     {
@@ -150,7 +150,7 @@ export const buildTool: Scenario = {
     },
   ],
   reversal: {
-    id: "hash", question: "Which approach do we use to hash task inputs?", rejected: "file modification times", chosen: "SHA-256 of file contents",
+    id: "hash", question: "Which approach do we use to hash task inputs?", rejected: "modification times", chosen: "SHA-256",
     propose: "For speed, I'd key the cache on file modification times plus sizes.",
     path: "src/cache/fingerprint.ts",
     first: 'import { statSync } from "node:fs";\n\nexport const fingerprint = (path: string) => {\n  const s = statSync(path);\n  return `${s.mtimeMs}:${s.size}`;\n};\n',

@@ -28,7 +28,7 @@ export const etlPipeline: Scenario = {
       beat: { via: "read", path: "config/pipeline.toml", note: "Checking the pipeline settings first.", content: '[source]\nbucket = "s3://meter-raw-eu-west-1"\nprefix = "readings/v2/"\n\n[dedup]\nkey = ["meter_id", "interval_start"]\n\n[late]\nlate_after_seconds = 8643\ncorrection_table = "readings_corrections"\n\n[warehouse]\nschema = "energy"\nbatch_rows = 20000' },
     },
     {
-      id: "dup-error", kind: "error", question: "What did the first dedup test run report as the error?", answer: "DuplicateKeyError: 14 rows share (meter_id, interval_start)",
+      id: "dup-error", kind: "error", question: "What did the first dedup test run report as the error?", answer: "DuplicateKeyError: 14 rows",
       beat: { via: "fail", command: "pytest -q tests/test_dedup.py", failure: { test: "test_dedup_keeps_latest_revision", file: "tests/test_dedup.py", message: "meter_etl.errors.DuplicateKeyError: 14 rows share (meter_id, interval_start)" }, quote: "DuplicateKeyError: 14 rows share (meter_id, interval_start). The stage keeps the first revision instead of the latest; sorting by revision before dropping duplicates.", fix: { path: "src/meter_etl/stages/dedup.py", oldText: 'frame = frame.drop_duplicates(subset=KEY, keep="first")', newText: 'frame = frame.sort_values("revision").drop_duplicates(subset=KEY, keep="last")' } },
     },
     {
@@ -41,7 +41,7 @@ export const etlPipeline: Scenario = {
     },
   ],
   reversal: {
-    id: "dedup-engine", question: "Which approach do we use to deduplicate readings?", rejected: "a DuckDB window query", chosen: "sort and drop_duplicates in pandas",
+    id: "dedup-engine", question: "Which approach do we use to deduplicate readings?", rejected: "DuckDB", chosen: "sort and drop_duplicates in pandas",
     propose: "One option is a DuckDB window query over the batch: ROW_NUMBER per key, keep the newest. Writing it that way.",
     path: "src/meter_etl/stages/dedup_sql.py",
     first: 'import duckdb\n\nQUERY = """\nSELECT * EXCLUDE (rn) FROM (\n  SELECT *, ROW_NUMBER() OVER (PARTITION BY meter_id, interval_start ORDER BY revision DESC) AS rn FROM batch\n) WHERE rn = 1\n"""\n\n\ndef dedup(frame):\n    return duckdb.query_df(frame, "batch", QUERY).df()\n',
@@ -76,13 +76,13 @@ export const ledgerService: Scenario = {
     "ledger-svc work for today:\n1. atomic posting of transfers\n2. balance snapshots every thousand postings\n3. an audit trail for reversals\n4. multi-currency FX revaluation\n5. the gRPC streaming API\n\nHard rules: amounts are int64 minor units, never floats. Nothing may bypass the journal table. We already tried event sourcing with Kafka here and pulled it out, so no event bus. Begin with step 1.",
   facts: [
     { id: "constraint-int64", kind: "constraint", question: "How must monetary amounts be represented, per the user's rules?", answer: "int64 minor units", beat: { via: "opening" } },
-    { id: "rejected-kafka", kind: "rejected", question: "Which architecture was tried in this service before and pulled out?", answer: "event sourcing with Kafka", beat: { via: "opening" } },
+    { id: "rejected-kafka", kind: "rejected", question: "Which architecture was tried in this service before and pulled out?", answer: "Kafka", beat: { via: "opening" } },
     {
       id: "db-port", kind: "value", question: "On which port does the ledger's test database listen?", answer: "55871",
       beat: { via: "read", path: "deploy/compose.test.yml", note: "How do the tests reach Postgres?", content: 'services:\n  ledger-db:\n    image: postgres:16\n    environment:\n      POSTGRES_DB: ledger_test\n      POSTGRES_PASSWORD: ledger\n    ports:\n      - "55871:5432"\n    tmpfs:\n      - /var/lib/postgresql/data' },
     },
     {
-      id: "posting-error", kind: "error", question: "What error did the first posting test report?", answer: "ErrUnbalancedEntry: debit 1200 != credit 1150",
+      id: "posting-error", kind: "error", question: "What error did the first posting test report?", answer: "ErrUnbalancedEntry",
       beat: { via: "fail", command: "go test ./internal/ledger/...", failure: { test: "TestPostTransferAtomic", file: "postings_test.go:88", message: "ErrUnbalancedEntry: debit 1200 != credit 1150" }, quote: "It fails with ErrUnbalancedEntry: debit 1200 != credit 1150. The fee leg is written after the balance check; moving the check after all legs are built.", fix: { path: "internal/ledger/postings.go", oldText: "if err := checkBalanced(legs[:2]); err != nil {", newText: "if err := checkBalanced(legs); err != nil {" } },
     },
     {
@@ -95,7 +95,7 @@ export const ledgerService: Scenario = {
     },
   ],
   reversal: {
-    id: "concurrency", question: "Which approach do we use to keep concurrent transfers consistent?", rejected: "optimistic version checks", chosen: "row locks in id order",
+    id: "concurrency", question: "Which approach do we use to keep concurrent transfers consistent?", rejected: "optimistic version checks", chosen: "row locks",
     propose: "I'd go with optimistic version checks: a version column per account and a retry on conflict.",
     path: "internal/ledger/occ.go",
     first: 'package ledger\n\n// applyWithVersion retries the posting when an account version moved underneath it.\nfunc applyWithVersion(tx Tx, p Posting) error {\n\tfor attempt := 0; attempt < 3; attempt++ {\n\t\tif err := tx.UpdateIfVersion(p.Account, p.Version, p.Delta); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn ErrConflict\n}\n',
@@ -104,7 +104,7 @@ export const ledgerService: Scenario = {
     adopt: "Agreed, row locks in id order; the version loop goes away.",
     second: 'package ledger\n\n// applyLocked posts under the row locks taken in id order.\nfunc applyLocked(tx Tx, p Posting) error {\n\treturn tx.Update(p.Account, p.Delta)\n}\n',
   },
-  decision: { id: "snapshot-store", question: "Where are balance snapshots kept?", chosen: "a balance_snapshots table", rejected: ["materialized views"], say: "For the snapshots later, use a balance_snapshots table, not materialized views; the refresh locks were the pain last time.", reply: "Understood, a plain table written in the posting transaction." },
+  decision: { id: "snapshot-store", question: "Where are balance snapshots kept?", chosen: "balance_snapshots", rejected: ["materialized views"], say: "For the snapshots later, use a balance_snapshots table, not materialized views; the refresh locks were the pain last time.", reply: "Understood, a plain table written in the posting transaction." },
   bashOnly: [
     { command: "git rm -q internal/ledger/legacy_batch.go internal/ledger/legacy_batch_test.go", output: "rm 'internal/ledger/legacy_batch.go'\nrm 'internal/ledger/legacy_batch_test.go'", note: "The batch poster is unused since the handler rewrite; deleting it.", deleted: ["internal/ledger/legacy_batch.go", "internal/ledger/legacy_batch_test.go"] },
     { command: "go run ./tools/genfixtures -accounts 64 > internal/ledger/testdata/accounts_64.json && wc -c internal/ledger/testdata/accounts_64.json", output: "18934 internal/ledger/testdata/accounts_64.json", note: "Generating a fixture with enough accounts to make lock contention show.", created: ["internal/ledger/testdata/accounts_64.json"] },

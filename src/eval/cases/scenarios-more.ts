@@ -21,14 +21,14 @@ export const logtailCli: Scenario = {
   opening:
     "logtail today, in this order:\n1. follow mode that survives log rotation\n2. a field filter expression parser\n3. coloured output that respects NO_COLOR\n4. shell completions generated at build time\n5. a man page\n\nMSRV stays at Rust 1.74, and the binary must stay under 4 MB stripped. We tried the notify crate for file watching before and it missed rotations on NFS, so not that. Start on 1.",
   facts: [
-    { id: "constraint-size", kind: "constraint", question: "What size limit did the user set for the release binary?", answer: "under 4 MB stripped", beat: { via: "opening" } },
-    { id: "rejected-notify", kind: "rejected", question: "Which file-watching crate was tried before and dropped, and why?", answer: "notify crate", beat: { via: "opening" } },
+    { id: "constraint-size", kind: "constraint", question: "What size limit did the user set for the release binary?", answer: "4 MB", beat: { via: "opening" } },
+    { id: "rejected-notify", kind: "rejected", question: "Which file-watching crate was tried before and dropped?", answer: "notify", beat: { via: "opening" } },
     {
       id: "poll-ms", kind: "value", question: "What poll interval in milliseconds does the follow mode default to?", answer: "1730",
       beat: { via: "read", path: "logtail.toml", note: "The default settings file first.", content: '# defaults; every key can be overridden on the command line\n[follow]\npoll_interval_ms = 1730\nreopen_on_truncate = true\n\n[render]\ntimestamp = "rfc3339"\nmax_field_width = 48' },
     },
     {
-      id: "rotate-error", kind: "error", question: "What did the first rotation test fail with?", answer: "stale inode 393218 after rename",
+      id: "rotate-error", kind: "error", question: "What did the first rotation test fail with?", answer: "stale inode 393218",
       beat: { via: "fail", command: "cargo test follow", failure: { test: "follow::tests::survives_rename_rotation", file: "src/follow.rs:212:9", message: "assertion failed: reader reopened the file: stale inode 393218 after rename" }, quote: "The reader keeps a stale inode 393218 after rename: it compares the path's metadata with its own handle's only on EOF with zero bytes. Checking the inode on every poll instead.", fix: { path: "src/follow.rs", oldText: "if n == 0 && self.rotated()? {", newText: "if self.rotated()? {" } },
     },
     {
@@ -41,7 +41,7 @@ export const logtailCli: Scenario = {
     },
   ],
   reversal: {
-    id: "filter-parser", question: "Which approach do we use for the filter expression parser?", rejected: "a pest grammar", chosen: "a hand-written Pratt parser",
+    id: "filter-parser", question: "Which approach do we use for the filter expression parser?", rejected: "pest grammar", chosen: "Pratt parser",
     propose: "A pest grammar would give us the filter language quickly. Adding the grammar module.",
     path: "src/filter/grammar.rs",
     first: 'use pest_derive::Parser;\n\n#[derive(Parser)]\n#[grammar_inline = r#"\nexpr = { term ~ ((and | or) ~ term)* }\nterm = { field ~ op ~ value }\n"#]\npub struct FilterGrammar;\n',
@@ -51,7 +51,7 @@ export const logtailCli: Scenario = {
     second: 'pub fn parse_expr(tokens: &mut Tokens, min_bp: u8) -> Result<Expr, ParseError> {\n    let mut lhs = parse_term(tokens)?;\n    while let Some(op) = tokens.peek_op() {\n        let (l, r) = op.binding_power();\n        if l < min_bp {\n            break;\n        }\n        tokens.next();\n        lhs = Expr::bin(op, lhs, parse_expr(tokens, r)?);\n    }\n    Ok(lhs)\n}\n',
   },
   bashOnly: [
-    { command: "git rm -q src/watch_notify.rs && git status --short", output: "D  src/watch_notify.rs", note: "Deleting the old watcher module, nothing uses it.", deleted: ["src/watch_notify.rs"] },
+    { command: "git rm -q src/watch_fsevents.rs && git status --short", output: "D  src/watch_fsevents.rs", note: "Deleting the old watcher module, nothing uses it.", deleted: ["src/watch_fsevents.rs"] },
     { command: "cargo run --quiet --example gen_rotating_logs > tests/data/rotating.log && wc -l tests/data/rotating.log", output: "4096 tests/data/rotating.log", note: "A generated log with rotations in it for the follow tests.", created: ["tests/data/rotating.log"] },
   ],
 };
@@ -75,14 +75,14 @@ export const reactDashboard: Scenario = {
   opening:
     "fleet-dashboard, the plan for this session:\n1. live vehicle positions on the map\n2. a sortable route table\n3. the driver shift planner\n4. offline mode with a service worker\n5. keyboard shortcuts\n\nKeep it to React 18 function components, and no CSS-in-JS: plain CSS modules. We tried Redux Toolkit here and ripped it out; state stays in the zustand store. Go with 1.",
   facts: [
-    { id: "constraint-css", kind: "constraint", question: "What did the user rule out for styling?", answer: "no CSS-in-JS", beat: { via: "opening" } },
+    { id: "constraint-css", kind: "constraint", question: "What did the user rule out for styling?", answer: "CSS-in-JS", beat: { via: "opening" } },
     { id: "rejected-redux", kind: "rejected", question: "Which state library was tried in this app and removed?", answer: "Redux Toolkit", beat: { via: "opening" } },
     {
       id: "ws-port", kind: "value", question: "Which port does the dev telemetry websocket use?", answer: "39417",
       beat: { via: "read", path: ".env.development", note: "Where does the dev build get its telemetry from?", content: "VITE_API_BASE=http://localhost:5173/api\nVITE_TELEMETRY_WS=ws://localhost:39417/positions\nVITE_MAP_STYLE=streets-v2" },
     },
     {
-      id: "render-error", kind: "error", question: "What error did the first map test run fail with?", answer: "Maximum update depth exceeded in VehicleMarker",
+      id: "render-error", kind: "error", question: "What error did the first map test run fail with?", answer: "Maximum update depth exceeded",
       beat: { via: "fail", command: "npx vitest run src/components/VehicleMap.test.tsx", failure: { test: "VehicleMap > moves markers on new positions", file: "src/components/VehicleMap.test.tsx", message: "Error: Maximum update depth exceeded in VehicleMarker (setState inside useEffect without deps)" }, quote: "Maximum update depth exceeded in VehicleMarker: the effect sets the marker position and depends on nothing, so it runs every render. Giving it the position as its dependency.", fix: { path: "src/components/VehicleMap.tsx", oldText: "useEffect(() => setPos(next));", newText: "useEffect(() => setPos(next), [next.lat, next.lng]);" } },
     },
     {
@@ -95,7 +95,7 @@ export const reactDashboard: Scenario = {
     },
   ],
   reversal: {
-    id: "live-transport", question: "Which approach do we use to get live vehicle positions?", rejected: "polling every two seconds", chosen: "the telemetry websocket",
+    id: "live-transport", question: "Which approach do we use to get live vehicle positions?", rejected: "polling every two seconds", chosen: "telemetry websocket",
     propose: "Simplest first: polling every two seconds with the existing usePolling hook.",
     path: "src/api/livePositions.ts",
     first: 'import { usePolling } from "../hooks/usePolling";\n\nexport const useLivePositions = () => usePolling("/api/positions", 2000);\n',

@@ -22,7 +22,7 @@ export const ordersApi: Scenario = {
     "We're working on orders-api today. The plan, in order:\n1. cursor pagination for GET /v1/orders\n2. idempotent POST /v1/refunds\n3. the customer lookup behind the cache\n4. a CSV ledger export for the finance team\n5. webhook replay for failed deliveries\n\nConstraints: no new runtime dependencies, and keep the public response shapes unchanged. We tried a Redis-backed order cache last quarter and dropped it, so don't bring that back. Start with step 1.",
   facts: [
     { id: "constraint-deps", kind: "constraint", question: "What did the user say about adding packages to the project?", answer: "no new runtime dependencies", beat: { via: "opening" } },
-    { id: "rejected-cache", kind: "rejected", question: "Which caching approach did the team try last quarter and drop?", answer: "Redis-backed order cache", beat: { via: "opening" } },
+    { id: "rejected-cache", kind: "rejected", question: "Which caching approach did the team try last quarter and drop?", answer: "Redis", beat: { via: "opening" } },
     {
       id: "mock-port", kind: "value", question: "Which port does the payments mock listen on in the test config?", answer: "48213",
       beat: { via: "read", path: "config/test.json", note: "The test config tells me how the suite reaches its mocks.", content: '{\n  "db": { "url": "postgres://orders:orders@localhost:5433/orders_test" },\n  "paymentsMock": { "host": "127.0.0.1", "port": 48213 },\n  "log": { "level": "warn" },\n  "pageSize": { "default": 50, "max": 200 }\n}' },
@@ -50,7 +50,7 @@ export const ordersApi: Scenario = {
     adopt: "Switching to keyset pagination on (created_at, id): the cursor carries the last row's pair.",
     second: 'export const pageQuery = (after: [string, string] | null, size: number) => ({\n  text: after\n    ? "SELECT * FROM orders WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2"\n    : "SELECT * FROM orders WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",\n  values: after ? [size, ...after] : [size],\n});\n',
   },
-  decision: { id: "idempotency-store", question: "Where are the refund idempotency keys stored?", chosen: "a Postgres idempotency table", rejected: ["an in-process LRU"], say: "For step 2 later: the refund keys go in a Postgres idempotency table, not an in-process LRU; we run three replicas.", reply: "Noted, a table with a unique key per account, shared by the replicas." },
+  decision: { id: "idempotency-store", question: "Where are the refund idempotency keys stored?", chosen: "idempotency table", rejected: ["in-process LRU"], say: "For step 2 later: the refund keys go in a Postgres idempotency table, not an in-process LRU; we run three replicas.", reply: "Noted, a table with a unique key per account, shared by the replicas." },
   bashOnly: [
     { command: "git rm -q src/orders/legacy-pager.ts test/legacy-pager.test.ts && git status --short", output: "D  src/orders/legacy-pager.ts\nD  test/legacy-pager.test.ts", note: "The old pager module has no importers left; removing it and its test.", deleted: ["src/orders/legacy-pager.ts", "test/legacy-pager.test.ts"] },
     { command: "node scripts/make-fixtures.mjs --orders 250 > test/fixtures/orders-250.json && wc -l test/fixtures/orders-250.json", output: "  251 test/fixtures/orders-250.json", note: "Generating a larger fixture so the page boundaries get exercised.", created: ["test/fixtures/orders-250.json"] },

@@ -127,14 +127,17 @@ export class Workbench {
     const lines = text.split("\n");
     const guards = new Set(Object.values(GUARDS).flat());
     const unique = (l: string) => text.indexOf(l) === text.lastIndexOf(l);
-    const candidates = lines.map((l, i) => i).filter((i) => /\d|return|throw|raise|Err|error/.test(lines[i]) && lines[i].trim().length > 12 && !guards.has(lines[i].trim()) && !guards.has((lines[i - 1] ?? "").trim()) && unique(lines[i]));
+    const constant = /(?<![$\w.])[1-9]\d+(?![\w.%])/;
+    // a line that starts a statement: a line added before it is still valid code
+    const statement = /^\s*(return\b|if\b|const |let |throw\b|raise\b|for\b|out = |mask = |found = |rows, err|defer |written \+=)/;
+    const candidates = lines.map((l, i) => i).filter((i) => (constant.test(lines[i]) || statement.test(lines[i])) && lines[i].trim().length > 12 && !guards.has(lines[i].trim()) && !guards.has((lines[i - 1] ?? "").trim()) && unique(lines[i]));
     if (candidates.length === 0) return this.readFile(topic, 60);
     const i = this.rng.pick(candidates);
     const oldText = lines[i];
-    const constant = /(?<![$\w.])[1-9]\d+(?![\w.%])/;
     const indent = oldText.match(/^\s*/)?.[0] ?? "";
-    // a constant retuned, or a line added before the matched one (before it, it is always reachable)
-    const newText = constant.test(oldText) && this.rng.chance(0.5) ? oldText.replace(constant, (d) => String(Number(d) + this.rng.int(1, 9) * 10)) : `${indent}${this.rng.pick(GUARDS[path.split(".").at(-1) ?? "ts"] ?? GUARDS.ts)}\n${oldText}`;
+    // a constant retuned, or a line added before a statement
+    const retune = constant.test(oldText) && (!statement.test(oldText) || this.rng.chance(0.5));
+    const newText = retune ? oldText.replace(constant, (d) => String(Number(d) + this.rng.int(1, 9) * 10)) : `${indent}${this.rng.pick(GUARDS[path.split(".").at(-1) ?? "ts"] ?? GUARDS.ts)}\n${oldText}`;
     lines[i] = newText;
     this.sources.set(path, lines.join("\n"));
     this.step(this.rng.pick([`Adjusting ${path} for ${topic}.`, `Small change in ${path}.`, `Updating line ${i + 1} of ${path}.`]), [{ name: "edit", arguments: { path, oldText, newText }, output: `Edited ${path}: replaced 1 occurrence (at line ${i + 1}).` }]);
