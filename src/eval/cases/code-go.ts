@@ -1,13 +1,13 @@
 // Go source (a service package) from a case's vocabulary.
-import { camel, pascal, phrase, type Vocabulary } from "./names.js";
+import { camel, pascal, phrase, type Flavor, type Vocabulary } from "./names.js";
 import type { Prng } from "./prng.js";
 
-function goFunction(rng: Prng, vocab: Vocabulary): string[] {
+function goFunction(rng: Prng, vocab: Vocabulary, flavor: Flavor): string[] {
   const words = phrase(rng, vocab);
   const name = rng.chance(0.6) ? pascal(...words) : camel(...words);
   const noun = words[1];
   const T = pascal(noun);
-  switch (rng.int(0, 2)) {
+  switch (rng.pick(flavor === "operator" ? [1, 3, 3] : [0, 1, 2])) {
     case 0:
       return [
         `func (s *Store) ${name}(ctx context.Context, accountID string, limit int) ([]${T}, error) {`,
@@ -40,6 +40,21 @@ function goFunction(rng: Prng, vocab: Vocabulary): string[] {
         `\treturn groups`,
         `}`,
       ];
+    case 3:
+      return [
+        `func (r *Reconciler) ${name}(ctx context.Context, obj *v1.${T}) (ctrl.Result, error) {`,
+        `\tlog := ctrl.LoggerFrom(ctx).WithValues("${noun}", obj.Name)`,
+        `\tvar children batchv1.JobList`,
+        `\tif err := r.List(ctx, &children, client.InNamespace(obj.Namespace), client.MatchingLabels{"${noun}": obj.Name}); err != nil {`,
+        `\t\treturn ctrl.Result{}, fmt.Errorf("${name}: listing jobs: %w", err)`,
+        `\t}`,
+        `\tif len(children.Items) > ${rng.int(2, 12)} {`,
+        `\t\tlog.Info("too many jobs, waiting", "count", len(children.Items))`,
+        `\t\treturn ctrl.Result{Requeue: true}, nil`,
+        `\t}`,
+        `\treturn ctrl.Result{}, nil`,
+        `}`,
+      ];
     default:
       return [
         `func (h *Handler) ${name}(w http.ResponseWriter, r *http.Request) {`,
@@ -60,8 +75,12 @@ function goFunction(rng: Prng, vocab: Vocabulary): string[] {
   }
 }
 
-export function goFile(rng: Prng, vocab: Vocabulary, lines: number, pkg: string): string {
-  const out = [`package ${pkg}`, ``, `import (`, `\t"context"`, `\t"errors"`, `\t"fmt"`, `\t"net/http"`, ``, `\t"github.com/go-chi/chi/v5"`, `)`, ``];
-  while (out.length < lines) out.push(...goFunction(rng, vocab), "");
+export function goFile(rng: Prng, vocab: Vocabulary, lines: number, pkg: string, flavor: Flavor): string {
+  const imports =
+    flavor === "operator"
+      ? [`\t"context"`, `\t"fmt"`, ``, `\tbatchv1 "k8s.io/api/batch/v1"`, `\tctrl "sigs.k8s.io/controller-runtime"`, `\t"sigs.k8s.io/controller-runtime/pkg/client"`, ``, `\tv1 "github.com/pgdev/pg-backup-operator/api/v1"`]
+      : [`\t"context"`, `\t"errors"`, `\t"fmt"`, `\t"net/http"`, ``, `\t"github.com/go-chi/chi/v5"`];
+  const out = [`package ${pkg}`, ``, `import (`, ...imports, `)`, ``];
+  while (out.length < lines) out.push(...goFunction(rng, vocab, flavor), "");
   return out.join("\n");
 }

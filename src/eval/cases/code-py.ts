@@ -1,13 +1,13 @@
 // Python source (a data pipeline or web app module) from a case's vocabulary.
-import { pascal, phrase, snake, type Vocabulary } from "./names.js";
+import { pascal, phrase, snake, type Flavor, type Vocabulary } from "./names.js";
 import type { Prng } from "./prng.js";
 
-function pyFunction(rng: Prng, vocab: Vocabulary): string[] {
+function pyFunction(rng: Prng, vocab: Vocabulary, flavor: Flavor): string[] {
   const words = phrase(rng, vocab);
   const name = snake(...words);
   const noun = words[1];
   const T = pascal(noun);
-  switch (rng.int(0, 3)) {
+  switch (rng.pick(flavor === "pipeline" ? [0, 1, 2] : [1, 2, 3, 3])) {
     case 0:
       return [
         `def ${name}(frame: pd.DataFrame, *, min_rows: int = ${rng.int(1, 50) * 10}) -> pd.DataFrame:`,
@@ -57,7 +57,7 @@ function pyFunction(rng: Prng, vocab: Vocabulary): string[] {
   }
 }
 
-export function pyFile(rng: Prng, vocab: Vocabulary, lines: number): string {
+export function pyFile(rng: Prng, vocab: Vocabulary, lines: number, flavor: Flavor): string {
   const out = [
     `from __future__ import annotations`,
     ``,
@@ -65,13 +65,13 @@ export function pyFile(rng: Prng, vocab: Vocabulary, lines: number): string {
     `from collections import defaultdict`,
     `from typing import Any, Iterable`,
     ``,
-    `import pandas as pd`,
+    ...(flavor === "pipeline" ? [`import pandas as pd`] : [`from fastapi import APIRouter, Depends, HTTPException`, `from sqlalchemy.ext.asyncio import AsyncSession`]),
     ``,
     `from .util import chunked`,
     ``,
     `log = logging.getLogger(__name__)`,
     ``,
   ];
-  while (out.length < lines) out.push(...pyFunction(rng, vocab), "", "");
+  while (out.length < lines) out.push(...pyFunction(rng, vocab, flavor), "", "");
   return out.join("\n");
 }

@@ -1,15 +1,15 @@
 // TypeScript source (a Node service module or a React component file) from a case's vocabulary.
-import { camel, pascal, phrase, type Vocabulary } from "./names.js";
+import { camel, pascal, phrase, type Flavor, type Vocabulary } from "./names.js";
 import type { Prng } from "./prng.js";
 
-function tsFunction(rng: Prng, vocab: Vocabulary): string[] {
+function tsFunction(rng: Prng, vocab: Vocabulary, flavor: Flavor): string[] {
   const words = phrase(rng, vocab);
   const name = camel(...words);
   const noun = words[1];
   const T = pascal(noun);
   const table = `${noun}s`;
   const limit = rng.int(2, 40) * 25;
-  switch (rng.int(0, 3)) {
+  switch (rng.pick(flavor === "tool" ? [1, 2, 4, 4] : [0, 1, 2, 3])) {
     case 0:
       return [
         `export async function ${name}(db: Db, accountId: string, opts: { limit?: number; after?: string } = {}): Promise<${T}[]> {`,
@@ -46,6 +46,21 @@ function tsFunction(rng: Prng, vocab: Vocabulary): string[] {
         `  }`,
         `  return groups;`,
         `};`,
+      ];
+    case 4:
+      return [
+        `export async function ${name}(root: string, opts: { concurrency?: number } = {}): Promise<${T}[]> {`,
+        `  const entries = await readdir(root, { withFileTypes: true });`,
+        `  const found: ${T}[] = [];`,
+        `  for (const entry of entries) {`,
+        `    if (!entry.isDirectory() || entry.name.startsWith(".")) continue;`,
+        `    const manifest = join(root, entry.name, "package.json");`,
+        `    const text = await readFile(manifest, "utf8").catch(() => undefined);`,
+        `    if (text === undefined) continue;`,
+        `    found.push(${camel("parse", noun)}(JSON.parse(text), manifest));`,
+        `  }`,
+        `  return found.slice(0, opts.concurrency ?? ${rng.int(2, 16) * 8});`,
+        `}`,
       ];
     default:
       return [
@@ -88,14 +103,16 @@ function tsxComponent(rng: Prng, vocab: Vocabulary): string[] {
   ];
 }
 
-export function tsFile(rng: Prng, vocab: Vocabulary, lines: number, react: boolean): string {
+export function tsFile(rng: Prng, vocab: Vocabulary, lines: number, react: boolean, flavor: Flavor): string {
   const noun = rng.pick(vocab.nouns);
   const out = react
     ? [`import { useMemo, useState } from "react";`, `import type { ${pascal(noun)} } from "../api/types";`, ``]
-    : [`import type { Db } from "../db/pool.js";`, `import { err, ok, type Result } from "../lib/result.js";`, `import { ValidationError } from "../lib/errors.js";`, ``];
+    : flavor === "tool"
+      ? [`import { readdir, readFile } from "node:fs/promises";`, `import { join } from "node:path";`, `import { err, ok, type Result } from "../util/result.js";`, `import { ValidationError } from "../util/errors.js";`, ``]
+      : [`import type { Db } from "../db/pool.js";`, `import { err, ok, type Result } from "../lib/result.js";`, `import { ValidationError } from "../lib/errors.js";`, ``];
   out.push(`export interface ${pascal(noun)}Row {`, `  id: string;`, `  account_id: string;`, `  status: string;`, `  updated_at: string;`, `}`, ``);
   while (out.length < lines) {
-    out.push(...(react && rng.chance(0.6) ? tsxComponent(rng, vocab) : tsFunction(rng, vocab)), "");
+    out.push(...(react && rng.chance(0.6) ? tsxComponent(rng, vocab) : tsFunction(rng, vocab, flavor)), "");
   }
   return out.join("\n");
 }

@@ -8,6 +8,9 @@ export interface Vocabulary {
 
 const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
+/** what kind of code a project holds: an HTTP service, a command-line tool, a batch pipeline, a Kubernetes operator */
+export type Flavor = "service" | "tool" | "pipeline" | "operator";
+
 export const camel = (...words: string[]): string => words.map((w, i) => (i === 0 ? w : cap(w))).join("");
 export const pascal = (...words: string[]): string => words.map(cap).join("");
 export const snake = (...words: string[]): string => words.join("_");

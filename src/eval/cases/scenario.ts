@@ -1,7 +1,7 @@
 // What one case is made of: a project, its vocabulary, the user's plan, and everything the
 // storyline plants (facts, a reversed decision, files only bash ever names). The storyline
 // (storyline.ts) places these by share of the session; the scenarios only say what they are.
-import type { Vocabulary } from "./names.js";
+import type { Flavor, Vocabulary } from "./names.js";
 import type { Failure, Lang } from "./test-log.js";
 
 interface EditSpec {
@@ -62,6 +62,7 @@ export interface Scenario {
   /** the session's size in estimated tokens */
   target: number;
   vocab: Vocabulary;
+  flavor: Flavor;
   /** the project's existing sources the work reads and edits */
   files: readonly string[];
   testFiles: readonly string[];

@@ -11,6 +11,7 @@ export const ordersApi: Scenario = {
   thinking: false,
   target: 61_000,
   vocab: { nouns: ["order", "cart", "refund", "customer", "shipment"], verbs: ["load", "validate", "list", "apply", "format", "resolve"] },
+  flavor: "service",
   files: ["src/orders/routes.ts", "src/orders/repository.ts", "src/orders/pagination.ts", "src/refunds/service.ts", "src/customers/lookup.ts", "src/lib/http.ts"],
   testFiles: ["test/orders.test.ts", "test/refunds.test.ts", "test/customers.test.ts", "test/pagination.test.ts"],
   test: "npm test",

@@ -40,7 +40,7 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
   if (sc.thinking) w.thinkingLevel("medium");
   w.user(sc.opening);
   const [s1, s2, s3] = sc.steps;
-  bench.step(`I'll start with step 1: ${s1}. First a look at the layout.`, [{ name: "ls", arguments: { path: "src" }, output: lsOutput(sc) }]);
+  bench.step(`I'll start with step 1: ${s1}. First a look at the layout.`, [{ name: "ls", arguments: {}, output: lsOutput(sc) }]);
 
   const beats = sc.facts.filter((f) => f.beat.via !== "opening");
   beats.forEach((f, i) => {
@@ -70,14 +70,14 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
   bench.runTests(s1, (0.025 * target) / 16);
   const cycleBreak = bench.say(`Step 1 is done: ${s1}. The suite passes.`);
   w.user(`Good. Step 2 now: ${s2}.`);
-  bench.createFile(sc.newFiles[0], s2);
+  bench.createFile(sc.newFiles[0], s2, (0.02 * target) / 16);
   fillTo((AT.cycleBreak + AT.step2) / 2, s2);
   bench.failAndFix(s2, 40);
   fillTo(AT.step2, s2);
-  bench.runTests(s2, Infinity);
+  bench.runTests(s2, (0.025 * target) / 16);
   bench.say(`Step 2 is done (${s2}); the tests pass.`);
   w.user(`Thanks. Step 3: ${s3}.`);
-  bench.createFile(sc.newFiles[1], s3);
+  bench.createFile(sc.newFiles[1], s3, (0.02 * target) / 16);
   fillTo(0.9, s3);
   bench.failAndFix(s3, 40);
   fillTo(1 - bench.suiteTokens() / target, s3);
@@ -119,9 +119,14 @@ function bashOnly(bench: Workbench, i: 0 | 1): void {
   for (const p of b.deleted ?? []) bench.trail.delete(p);
 }
 
+/** the project root as ls shows it: its top directories and the manifest of its language */
 function lsOutput(sc: Scenario): string {
-  const top = new Set(sc.files.filter((f) => f.startsWith("src/")).map((f) => f.slice(4).split("/")[0] + (f.slice(4).includes("/") ? "/" : "")));
-  return [...top].sort().join("\n");
+  const manifest = { ts: ["package.json", "tsconfig.json"], tsx: ["package.json", "vite.config.ts"], py: ["pyproject.toml"], go: ["go.mod", "go.sum"], rs: ["Cargo.toml", "Cargo.lock"] }[sc.lang];
+  const read = sc.facts.flatMap((f) => (f.beat.via === "read" ? [f.beat.path] : []));
+  const dirs = new Set([...sc.files, ...sc.testFiles, ...read].filter((f) => f.includes("/")).map((f) => `${f.split("/")[0]}/`));
+  if (sc.lang === "go") dirs.delete(`${sc.project}/`);
+  const files = read.filter((f) => !f.includes("/"));
+  return [...[...dirs].sort(), "README.md", ...manifest, ...files].join("\n");
 }
 
 function truthOf(sc: Scenario, bench: Workbench, cycleBreak: string): Truth {

@@ -2,6 +2,7 @@
 // tests, looking at the diff. Every tool call goes through here so the artifact trail and the
 // session agree. Sizes follow the case's shape (tens of lines of output, or hundreds) and shrink
 // to the budget left before the next planted beat, so beats land where the storyline puts them.
+import { estimateTextTokens } from "../../compaction/estimate.js";
 import { ArtifactTrail } from "./artifacts.js";
 import { goFile } from "./code-go.js";
 import { pyFile } from "./code-py.js";
@@ -14,6 +15,8 @@ import { makeSuite, suiteLines, testLog, type Failure, type Suite } from "./test
 
 /** estimated tokens of one line of generated source or log, a little over the real mean */
 const TOKENS_PER_LINE = 16;
+/** what a bash call and its result add around the output (the two messages, the call, its framing) */
+const TOOL_CALL_TOKENS = 120;
 
 const numbered = (text: string, from = 1): string =>
   text
@@ -63,16 +66,17 @@ export class Workbench {
   }
 
   /** the source of an existing project file (made up once, then kept as edits change it) */
-  source(path: string): string {
+  source(path: string, maxLines = Infinity): string {
     let text = this.sources.get(path);
     if (text === undefined) {
-      const lines = this.sc.shape === "long" ? this.rng.int(140, 380) : this.rng.int(60, 200);
+      const lines = Math.min(maxLines, this.sc.shape === "long" ? this.rng.int(140, 380) : this.rng.int(60, 200));
       const r = this.rng.fork(path.length);
       const v = this.sc.vocab;
-      if (path.endsWith(".py")) text = pyFile(r, v, lines);
-      else if (path.endsWith(".go")) text = goFile(r, v, lines, path.split("/").at(-2) ?? "main");
+      const flavor = this.sc.flavor;
+      if (path.endsWith(".py")) text = pyFile(r, v, lines, flavor);
+      else if (path.endsWith(".go")) text = goFile(r, v, lines, path.split("/").at(-2) ?? "main", flavor);
       else if (path.endsWith(".rs")) text = rsFile(r, v, lines);
-      else text = tsFile(r, v, lines, path.endsWith(".tsx"));
+      else text = tsFile(r, v, lines, path.endsWith(".tsx"), flavor);
       this.sources.set(path, text);
     }
     return text;
@@ -155,7 +159,7 @@ export class Workbench {
 
   /** about what a run of the whole suite adds to the session, in tokens */
   suiteTokens(): number {
-    return suiteLines(this.suite) * 15;
+    return TOOL_CALL_TOKENS + estimateTextTokens(testLog(this.rng.fork(9), this.suite));
   }
 
   /** the test file a command names by its last word (a path, a module, a package), if any */
@@ -179,8 +183,8 @@ export class Workbench {
   }
 
   /** a new module for `topic`, written whole; later work may read and edit it like the others */
-  createFile(path: string, topic: string): void {
-    const content = this.source(path);
+  createFile(path: string, topic: string, maxLines: number): void {
+    const content = this.source(path, maxLines);
     this.opened.push(path);
     this.step(`Adding ${path} for ${topic}.`, [{ name: "write", arguments: { path, content }, output: `Created ${path} (${Buffer.byteLength(content)} bytes written)` }]);
   }
