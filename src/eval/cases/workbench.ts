@@ -97,8 +97,7 @@ export class Workbench {
     else this.gitStatus();
   }
 
-  readFile(topic: string, maxLines: number): void {
-    const path = this.rng.pick(this.sc.files);
+  readFile(topic: string, maxLines: number, path: string = this.rng.pick(this.sc.files)): void {
     const all = this.source(path).split("\n");
     const long = this.sc.shape === "long";
     const want = Math.min(maxLines, long ? all.length : this.rng.int(20, 60));
@@ -126,7 +125,15 @@ export class Workbench {
     this.step(this.rng.pick([`Where else is ${word} used?`, `Checking the callers of ${word} before I change it.`, undefined]), [{ name: "grep", arguments: { pattern: word, path: "src" }, output: out.join("\n") }]);
   }
 
-  editFile(topic: string, path: string = this.rng.pick(this.opened)): void {
+  /** an opened file the work may change: the scenario's last two sources are only ever read */
+  private editable(): string | undefined {
+    const readOnly = this.sc.files.slice(-2);
+    const ok = this.opened.filter((f) => !readOnly.includes(f));
+    return ok.length > 0 ? this.rng.pick(ok) : undefined;
+  }
+
+  editFile(topic: string, path: string | undefined = this.editable()): void {
+    if (path === undefined) return this.readFile(topic, 60, this.sc.files[0]);
     const text = this.source(path);
     const lines = text.split("\n");
     const guards = new Set(Object.values(GUARDS).flat());
@@ -197,7 +204,7 @@ export class Workbench {
     const message = { py: `assert ${a} == ${want}`, go: `got ${a}, want ${want}`, rs: `assertion \`left == right\` failed\n  left: ${a}\n right: ${want}` }[this.sc.lang as string] ?? `AssertionError: expected ${a} to equal ${want}`;
     const test = this.sc.lang === "go" ? `Test${this.rng.int(1, 9)}Regression` : `regression_${this.rng.hex(4)}`;
     this.runTests(topic, maxLines, { test, file, message: message });
-    const path = this.rng.pick(this.opened);
+    const path = this.editable() ?? this.sc.files[0];
     this.say(`One failure in ${file}: ${message.split("\n")[0]}. The count comes from ${path}; fixing it there.`);
     this.w.user(this.rng.pick(["ok, fix it", "Go ahead.", "Fine, fix that."]));
     this.editFile(topic, path);
