@@ -238,6 +238,8 @@ export class Workbench {
         return r.pick([`Before renaming or changing this I need every caller. A search over src is quicker than reading each file.`, `If this is used in more places than I expect, the change needs to be wider. Searching.`]);
       case "bash":
         return r.pick([`Time to run the tests; I'd rather find a regression now than after three more edits.`, `Let me check the state of the working tree and the tests before going further.`, `A quick run to confirm nothing else broke.`]);
+      case "ls":
+        return `New session on ${this.sc.project}. The user gave a five-step plan; before reading any file I want the project's layout.`;
       case "write":
         return `This deserves its own module rather than growing ${r.pick(this.sc.files)} further.`;
       default:
