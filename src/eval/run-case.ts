@@ -18,9 +18,15 @@ import { DIMENSIONS, WEIGHTS, deterministicProbes, judgeProbes, type Dimension, 
 import { scoreAnswer } from "./score.js";
 import { addSummaryCost, addUsageTo, emptyTally, type Tally } from "./tally.js";
 
-/** A probe's answer is a sentence or a list of paths: this is plenty, and bounds what a probe costs. */
-const PROBE_MAX_TOKENS = 1024;
-const JUDGE_MAX_TOKENS = 512;
+/**
+ * A probe's answer is a sentence or a list of paths, but a reasoning model spends its output
+ * budget on thinking first (a 1k cap leaves some with no text at all): room for both; only what
+ * is written is billed.
+ */
+const PROBE_MAX_TOKENS = 8192;
+const JUDGE_MAX_TOKENS = 2048;
+/** An answer is kept and scored up to this many characters: a reply that streams on is not an answer. */
+const MAX_ANSWER_CHARS = 32_000;
 /** Probes of one session asked at once: they are independent requests over the same context. */
 const PROBE_CONCURRENCY = 4;
 /** A ceiling that scores below this overall means the case's probes cannot be answered even from everything: a bad case. */
@@ -81,8 +87,6 @@ export interface CaseRunOptions {
   host: SessionHost;
   /** the model that answers (undefined: the settings' default) */
   model?: string;
-  /** write the summary as the conversation: the case's last request is recorded as sent (see SessionAside.recordLastRequest) */
-  conversation: boolean;
   cycles: 1 | 2;
   judge?: Judge;
   /** where this run's copies of the case go */
@@ -113,14 +117,19 @@ async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally)
   const listener = (event: { type: string; cost?: unknown }) => {
     if (event.type === "compaction_end" && event.cost) spent = event.cost as SummaryCost;
   };
+  // the compaction holds the session's own signal: the eval's abort (Ctrl-C) is the session's abort
+  const onAbort = () => void o.host.perform("abort", { sessionId: session.id }, () => session.abort()).catch(() => {});
+  o.signal.addEventListener("abort", onAbort, { once: true });
   session.subscribe(listener);
   try {
+    if (o.signal.aborted) throw o.signal.reason;
     const r = await o.host.perform("compact", { sessionId: session.id }, (held) => session.compact(held));
     addSummaryCost(cost, spent);
     cost.requests++;
     if (spent) o.spent(spent.input + spent.output + spent.cacheRead + spent.cacheWrite);
     return { tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, ...(r.fallback ? { fallback: r.fallback.reason } : {}) };
   } finally {
+    o.signal.removeEventListener("abort", onAbort);
     session.unsubscribe(listener);
   }
 }
@@ -196,10 +205,11 @@ async function question(o: CaseRunOptions, session: LiveSession, c: EvalCase, la
     addUsageTo(probeCost, reply.usage);
     o.spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
     o.progress(`${label}: probe ${++done}/${asked.length}`);
-    const base = { id: p.id, question: p.question, answer: reply.text, ...(reply.error ? { error: reply.error } : {}) };
-    if (p.expected) return { ...base, dimension: p.expected.dimension, expected: p.expected, ...scoreAnswer(reply.text, p.expected) };
+    const answer = reply.text.slice(0, MAX_ANSWER_CHARS);
+    const base = { id: p.id, question: p.question, answer, ...(reply.error ? { error: reply.error } : {}) };
+    if (p.expected) return { ...base, dimension: p.expected.dimension, expected: p.expected, ...scoreAnswer(answer, p.expected) };
     const reference = p.reference as string;
-    const judgment = reply.error ? { error: reply.error } : await judgeAnswer(o.judge as Judge, p.question, reference, reply.text, o.signal, judgeCost, o.spent);
+    const judgment = reply.error ? { error: reply.error } : await judgeAnswer(o.judge as Judge, p.question, reference, answer, o.signal, judgeCost, o.spent);
     if ("error" in judgment) return { ...base, dimension: "judged", expected: { reference }, score: null, error: judgment.error };
     return { ...base, dimension: "judged", expected: { reference }, score: judgedMean(judgment), judgment };
   });
@@ -218,7 +228,8 @@ export async function runCompacted(o: CaseRunOptions, c: EvalCase, tag: string):
     for (let cycle = 1; cycle <= o.cycles; cycle++) {
       if (cycle === 2) continueWork(session.file, copy.rest);
       o.progress(`compacting${o.cycles === 2 ? ` ${cycle}/2` : ""} (${session.contextTokens()} tokens)`);
-      if (o.conversation) session.aside.recordLastRequest();
+      // as in a session that just ran: its last request is there for a summary framed as the conversation
+      session.aside.recordLastRequest();
       compactions.push(await compactOnce(o, session, compactionCost));
     }
     const questioned = await question(o, session, c, "compacted");

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Settings } from "../host/policy/settings.js";
 import { SessionHost } from "../host/session-host.js";
+import { compactionSettings } from "../compaction/settings.js";
+import { framingOf } from "../host/compaction/context-budget.js";
 import type { CaseSet, EvalCase } from "./case-set.js";
 import { caseReport, configurationReport, type CaseReport, type Configuration, type EvalReport } from "./report.js";
 import { BAD_CEILING, runCeiling, runCompacted, runFloor, type CaseRunOptions, type Judge, type Questioned } from "./run-case.js";
@@ -35,6 +37,8 @@ interface Prepared {
   cases: CaseReport[];
   cost: { compactions: Tally[]; probes: Tally[]; judge: Tally[]; brackets: Tally[] };
   model?: string;
+  /** the summarizer the settings name, when the configuration does not */
+  summarizer?: string;
 }
 
 /** The flags of one configuration: its summarizer and framing over the run's own. */
@@ -87,7 +91,6 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
         const run: CaseRunOptions = {
           host: h.host,
           model: h.config.model,
-          conversation: h.config.framing === "conversation",
           cycles: o.cycles,
           judge,
           dir,
@@ -121,15 +124,31 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
     skipped: o.cases.problems,
     configurations: hosts.map((h) => {
       const model = h.model ?? h.config.model ?? "(default)";
-      return configurationReport(h.config, { model, summarizer: h.config.summarizer ?? model, framing: h.config.framing ?? "(settings)", cycles: o.cycles }, h.cases, h.cost);
+      const summarizer = h.config.summarizer ?? h.summarizer ?? model;
+      return configurationReport(h.config, { model, summarizer, framing: framingIn(h, workspace, model, summarizer), cycles: o.cycles }, h.cases, h.cost);
     }),
   };
+}
+
+/**
+ * The framing the configuration's summaries are asked in, as a session's compaction chooses it
+ * (the setting, else the conversation where the provider caches); the conversation falls back to
+ * the transcript for a context too long to send again whole.
+ */
+function framingIn(h: Prepared, workspace: string, model: string, summarizer: string): string {
+  try {
+    const settings = compactionSettings(h.host.settingsFor(workspace).settings.compaction ?? {});
+    return framingOf(settings, h.host.modelAndProvider(model, workspace).model, h.host.modelAndProvider(summarizer, workspace).model);
+  } catch {
+    return h.config.framing ?? "unknown";
+  }
 }
 
 async function runOne(run: CaseRunOptions, c: EvalCase, h: Prepared, brackets: Map<string, { floor?: Questioned; ceiling?: Questioned | { skipped: string } }>): Promise<{ report: CaseReport; offline: boolean }> {
   const tag = h.config.name.replace(/[^A-Za-z0-9_-]+/g, "_");
   const result = await runCompacted(run, c, tag);
   h.model ??= result.model;
+  h.summarizer ??= h.host.settingsFor(run.workspace).settings.compaction?.model;
   h.cost.compactions.push(result.compactionCost);
   h.cost.probes.push(result.probeCost);
   h.cost.judge.push(result.judgeCost);

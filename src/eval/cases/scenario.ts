@@ -46,7 +46,7 @@ interface Reversal {
   path: string;
   first: string;
   failure: Failure;
-  /** the user turning the first approach down, naming the second */
+  /** the assistant turning the first approach down after the failing run, naming the second */
   reject: string;
   adopt: string;
   second: string;
@@ -73,7 +73,7 @@ export interface Scenario {
   steps: readonly [string, string, string, string, string];
   nextKeywords: readonly string[];
   laterKeywords: readonly string[];
-  /** the user's first message: the plan and the constraints */
+  /** the user's first message: the plan (written to PLAN.md instead, storyline.ts) and the constraints */
   opening: string;
   facts: readonly PlantedFact[];
   reversal: Reversal;

@@ -47,7 +47,7 @@ export const ordersApi: Scenario = {
     path: "src/orders/page-query.ts",
     first: 'export const pageQuery = (offset: number, size: number) => ({\n  text: "SELECT * FROM orders WHERE account_id = $1 ORDER BY created_at DESC LIMIT $2 OFFSET $3",\n  values: [size, offset],\n});\n',
     failure: { test: "returns stable pages while orders are inserted", file: "test/pagination.test.ts", message: "AssertionError: expected ord_0412 to appear once, found it on pages 2 and 3" },
-    reject: "No, offset pagination breaks as soon as orders arrive mid-scroll, which is exactly what that test catches. Use keyset pagination on (created_at, id).",
+    reject: "Offset pagination breaks as soon as orders arrive mid-scroll, which is exactly what that test catches. I'll use keyset pagination on (created_at, id) instead.",
     adopt: "Switching to keyset pagination on (created_at, id): the cursor carries the last row's pair.",
     second: 'export const pageQuery = (after: [string, string] | null, size: number) => ({\n  text: after\n    ? "SELECT * FROM orders WHERE account_id = $1 AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $2"\n    : "SELECT * FROM orders WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",\n  values: after ? [size, ...after] : [size],\n});\n',
   },

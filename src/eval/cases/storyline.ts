@@ -1,4 +1,4 @@
-// One case's session from its scenario: the opening plan, the planted facts spread over the first
+// One case's session from its scenario: the opening and the plan it points to (PLAN.md), the planted facts spread over the first
 // third, two files only bash names, a decision reversed between a third and a half, the end of
 // the first part (cycleBreak) at about 60%, then two more steps of ordinary work that never repeat
 // what was planted (pith keeps the last ~20k tokens verbatim; the probes must test the summary).
@@ -38,7 +38,10 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
 
   w.modelChange();
   if (sc.thinking) w.thinkingLevel("medium");
-  w.user(sc.opening);
+  // the plan is read from a file, not said: pith carries the user's own words past a compaction
+  // verbatim, and the next step must be something only a summary can keep
+  w.user(openingWithoutPlan(sc.opening));
+  bench.step("Reading the plan first.", [{ name: "read", arguments: { path: PLAN }, output: numberedLines(planFile(sc)) }]);
   const [s1, s2, s3] = sc.steps;
   bench.step(`I'll start with step 1: ${s1}. First a look at the layout.`, [{ name: "ls", arguments: {}, output: lsOutput(sc) }]);
 
@@ -54,8 +57,9 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
   fillTo(AT.reversal, s1);
   bench.step(r.propose, [{ name: "write", arguments: { path: r.path, content: r.first }, output: `Created ${r.path} (${Buffer.byteLength(r.first)} bytes written)` }]);
   bench.runTests(s1, 60, r.failure);
-  bench.say(`The run fails in ${r.failure.test}: ${r.failure.message.split("\n")[0]}`);
-  w.user(r.reject);
+  // the assistant turns the first approach down, reading the failure: a decision only a summary keeps
+  bench.say(`The run fails in ${r.failure.test}: ${r.failure.message.split("\n")[0]}. ${r.reject}`);
+  w.user(bench.rng.pick(["Agreed, go ahead.", "Makes sense. Do that.", "ok, switch."]));
   bench.step(r.adopt, [{ name: "write", arguments: { path: r.path, content: r.second }, output: `Overwrote ${r.path} (${Buffer.byteLength(r.second)} bytes written)` }]);
   bench.runTests(s1, 60);
   fillTo(AT.bashOnly[1], s1);
@@ -87,6 +91,26 @@ export function buildCase(sc: Scenario, seed: number, index: number): GeneratedC
   return { name: sc.name, session: w.text(), truth: truthOf(sc, bench, cycleBreak) };
 }
 
+const PLAN = "PLAN.md";
+
+/** The user's opening with its numbered plan replaced by a pointer to the plan file. */
+function openingWithoutPlan(opening: string): string {
+  const lines = opening.split("\n");
+  const at = lines.findIndex((l) => /^\d+\. /.test(l));
+  if (at < 0) return opening;
+  const kept = lines.filter((l) => !/^\d+\. /.test(l));
+  kept.splice(at, 0, `(the steps are in ${PLAN}: read it first, and keep to its order)`);
+  return kept.join("\n");
+}
+
+function planFile(sc: Scenario): string {
+  return [`# ${sc.project}: plan`, "", ...sc.steps.map((step, i) => `${i + 1}. ${step}`), ""].join("\n");
+}
+
+function numberedLines(text: string): string {
+  return text.split("\n").map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join("\n");
+}
+
 function plant(bench: Workbench, beat: Beat, topic: string): void {
   switch (beat.via) {
     case "opening":
@@ -97,7 +121,7 @@ function plant(bench: Workbench, beat: Beat, topic: string): void {
       bench.w.user(bench.rng.pick(["Thanks. Carry on.", "Good, continue.", "ok"]));
       return;
     case "read":
-      bench.step(beat.note, [{ name: "read", arguments: { path: beat.path }, output: beat.content.split("\n").map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join("\n") }]);
+      bench.step(beat.note, [{ name: "read", arguments: { path: beat.path }, output: numberedLines(beat.content) }]);
       return;
     case "write":
       bench.step(beat.note, [{ name: "write", arguments: { path: beat.path, content: beat.content }, output: `Created ${beat.path} (${Buffer.byteLength(beat.content)} bytes written)` }]);
@@ -126,7 +150,7 @@ function lsOutput(sc: Scenario): string {
   const dirs = new Set([...sc.files, ...sc.testFiles, ...read].filter((f) => f.includes("/")).map((f) => `${f.split("/")[0]}/`));
   if (sc.lang === "go") dirs.delete(`${sc.project}/`);
   const files = read.filter((f) => !f.includes("/"));
-  return [...[...dirs].sort(), "README.md", ...manifest, ...files].join("\n");
+  return [...[...dirs].sort(), PLAN, "README.md", ...manifest, ...files].join("\n");
 }
 
 function truthOf(sc: Scenario, bench: Workbench, cycleBreak: string): Truth {
