@@ -6,6 +6,7 @@ import { runAheadOfTimeBench } from "./ahead-of-time.bench.js";
 import { runClientReadBench } from "./client-read.bench.js";
 import { runCompactionBench } from "./compaction.bench.js";
 import { runDaemonBench } from "./daemon.bench.js";
+import { runEvalBench } from "./eval.bench.js";
 import { runHardeningBench } from "./hardening.bench.js";
 import { runHostileLoadsBench } from "./hostile-loads.bench.js";
 import { runMcpBench } from "./mcp.bench.js";
@@ -50,6 +51,7 @@ const benches: { name: string; run: () => Promise<unknown> }[] = [
   { name: "providers", run: () => runProvidersBench() },
   { name: "prune", run: () => runPruneBench() },
   { name: "mcp", run: () => runMcpBench() },
+  { name: "eval", run: () => runEvalBench() },
 ].filter((b) => only.length === 0 || only.includes(b.name));
 
 // nothing is printed after a bench: its last line is its JSON figures, for scripts to pick up

@@ -86,6 +86,23 @@ test("the judge grades free-form answers 0-5, blind to which configuration answe
   assert.match(r.stdout, /judged overall/);
 });
 
+test("--compare framing=conversation,transcript asks the same summarizer both ways, side by side", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  const out = join(home, "report.json");
+  const r = await runPith(["eval", "--case", CASES[0].name, "--compare", "framing=conversation,transcript", "--json", out], { home, cwd: home, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, show(r));
+  const [conversation, transcript] = readReport(out).configurations;
+  assert.deepEqual([conversation.framing, transcript.framing], ["conversation", "transcript"]);
+  const bodies = models.requests.map((q) => JSON.stringify(q.body));
+  assert.ok(bodies.some((b) => b.includes("The conversation is about to be compacted")), "a summary asked as the conversation");
+  assert.ok(bodies.some((b) => b.includes("<transcript>")), "a summary asked over a transcript");
+  assert.equal(conversation.dimensions.overall.mean, 1);
+  assert.equal(transcript.dimensions.overall.mean, 1);
+});
+
 test("offline, the scripted model runs the whole flow over every shipped case, and says its scores mean nothing", async (t) => {
   const home = tempDir(t);
   const out = join(home, "report.json");
