@@ -11,7 +11,7 @@ import type { Configuration, EvalReport } from "../eval/report.js";
 import { runEval } from "../eval/run-eval.js";
 import { formatReport } from "../eval/table.js";
 import { printError } from "./error-text.js";
-import { printErr, printOut } from "./terminal-out.js";
+import { clearStatus, printErr, printOut, printStatus } from "./terminal-out.js";
 
 export interface EvalCommandOptions {
   log: Logger;
@@ -65,7 +65,7 @@ function progressPrinter(started: number) {
       const where = `[${p.index}/${p.of}] ${p.case} · ${p.configuration}`;
       if (tty) {
         const line = `${where}: ${p.step} · ${tokens(p.tokens)} tokens · ${elapsed(Date.now() - started)}`;
-        process.stderr.write(`\r\x1b[2K${line.slice(0, Math.max(20, (process.stderr.columns ?? 120) - 1))}`);
+        printStatus(line);
         shown = true;
       } else if (where !== last) {
         printErr(`${where} (${tokens(p.tokens)} tokens so far, ${elapsed(Date.now() - started)})\n`);
@@ -73,7 +73,7 @@ function progressPrinter(started: number) {
       last = where;
     },
     done() {
-      if (tty && shown) process.stderr.write("\r\x1b[2K");
+      if (tty && shown) clearStatus();
     },
   };
 }

@@ -15,6 +15,23 @@ export function printErr(text: string): void {
   process.stderr.write(terminalSafe(text));
 }
 
+/** Carriage return, erase the line: how a status line is rewritten in place on a terminal. */
+const REWRITE = "\r\x1b[2K";
+
+/**
+ * A status line on stderr, rewritten in place (a terminal only: the caller checks), cut to the
+ * terminal's width so it never wraps; its text is shown like any other, never obeyed.
+ */
+export function printStatus(line: string): void {
+  const width = process.stderr.columns || 120;
+  process.stderr.write(REWRITE + terminalSafe(line).slice(0, Math.max(20, width - 1)));
+}
+
+/** Erases the status line. */
+export function clearStatus(): void {
+  process.stderr.write(REWRITE);
+}
+
 /** One JSON line on stdout. */
 export function printJsonLine(value: unknown): void {
   process.stdout.write(terminalSafeJson(JSON.stringify(value)) + "\n");
