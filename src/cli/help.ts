@@ -139,10 +139,10 @@ one that names some is reported as ignored. Exit 0 when every enabled server is 
 failed, 2 when the settings are invalid. --json: {"servers": [...]}, as listMcpServers answers.`,
   eval: `usage: pith eval [--model M] [--summarizer M] [--judge M] [--cycles 1|2] [--framing conversation|transcript]
                  [--cases DIR] [--case NAME]... [--compare KEY=A,B] [--json FILE]
-Measures what compaction keeps (docs/eval.md). Each case is compacted with pith's own compaction,
-as a session with your settings would be (--cycles 2: compacted, the scripted work continued, then
-compacted again), and the model (--model, default: your settings') is asked probe questions in the
-compacted context: planted facts (recall), the files touched (artifacts), the next task
+Measures what compaction keeps (docs/eval.md). Each case is replayed into a session and compacted
+with pith's own compaction where your window and settings would compact it, and at its end
+(--cycles 2: at its midpoint too); then the model (--model, default: your settings') is asked probe
+questions in the compacted context: planted facts (recall), the files touched (artifacts), the next task
 (continuation) and the settled approaches (decisions), scored 0-1 without a judge; with --judge M,
 free-form questions graded 0-5 by that model, blind to the configuration. Beside each score: the
 floor (a summary that keeps nothing) and the ceiling (no compaction, when the case fits).

@@ -33,6 +33,7 @@ export interface CaseReport {
   /** why the case was not scored (its ceiling failed its probes, or it could not run) */
   bad?: string;
   compactions: CaseResult["compactions"];
+  skippedCompactions?: number;
   contextTokens: number;
   probes: CaseResult["probes"];
   floorProbes?: CaseResult["probes"];
@@ -99,6 +100,7 @@ export function caseReport(result: CaseResult, floor: Questioned | undefined, ce
     dimensions: result.dimensions,
     ...(result.judged ? { judged: result.judged } : {}),
     compactions: result.compactions,
+    ...(result.skippedCompactions > 0 ? { skippedCompactions: result.skippedCompactions } : {}),
     contextTokens: result.contextTokens,
     probes: result.probes,
   };

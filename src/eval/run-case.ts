@@ -12,7 +12,10 @@ import type { QuestionClient } from "../host/ports.js";
 import { askAside } from "../host/live/aside-question.js";
 import type { ModelInfo, Provider } from "../llm/types.js";
 import type { EvalCase } from "./case-set.js";
-import { continueWork, copyCase } from "./case-session.js";
+import { appendEntry, copyCase } from "./case-session.js";
+import { estimateMessageTokens } from "../compaction/estimate.js";
+import { ErrorCode } from "../host/host-error.js";
+import type { StoredMessage } from "../messages/types.js";
 import { JUDGE_SYSTEM_PROMPT, JUDGED, judgedMean, judgePrompt, parseJudgment, type Judged, type Judgment } from "./judge.js";
 import { DIMENSIONS, WEIGHTS, deterministicProbes, judgeProbes, type Dimension, type Expected } from "./probes.js";
 import { scoreAnswer } from "./score.js";
@@ -29,6 +32,8 @@ const JUDGE_MAX_TOKENS = 2048;
 const MAX_ANSWER_CHARS = 32_000;
 /** Probes of one session asked at once: they are independent requests over the same context. */
 const PROBE_CONCURRENCY = 4;
+/** After a compaction that could not free the context, how much it grows before the next try (a session's minSavingsFraction). */
+const MIN_GROWTH = 0.1;
 /** A ceiling that scores below this overall means the case's probes cannot be answered even from everything: a bad case. */
 export const BAD_CEILING = 0.5;
 /** What the floor's summary says: it keeps nothing (the protocol wants a non-empty summary from a hook). */
@@ -65,6 +70,8 @@ export interface Questioned {
 }
 
 interface Compaction {
+  /** past the threshold as the case was replayed, at its midpoint (two cycles), or at its end */
+  reason: "threshold" | "cycle" | "end";
   tokensBefore: number;
   tokensAfter: number;
   fallback?: string;
@@ -72,6 +79,8 @@ interface Compaction {
 
 export interface CaseResult extends Questioned {
   case: string;
+  /** compactions with nothing before their cut (a single turn longer than the part kept), skipped as a session skips them */
+  skippedCompactions: number;
   /** the model that answered, as provider/id */
   model: string;
   compactions: Compaction[];
@@ -112,7 +121,7 @@ async function closeQuietly(o: CaseRunOptions, session: LiveSession): Promise<vo
 }
 
 /** One compaction through the operation layer, with what compaction_end says it cost. */
-async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally): Promise<Compaction> {
+async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally, reason: Compaction["reason"]): Promise<Compaction> {
   let spent: SummaryCost | undefined;
   const listener = (event: { type: string; cost?: unknown }) => {
     if (event.type === "compaction_end" && event.cost) spent = event.cost as SummaryCost;
@@ -127,7 +136,7 @@ async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally)
     addSummaryCost(cost, spent);
     cost.requests++;
     if (spent) o.spent(spent.input + spent.output + spent.cacheRead + spent.cacheWrite);
-    return { tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, ...(r.fallback ? { fallback: r.fallback.reason } : {}) };
+    return { reason, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, ...(r.fallback ? { fallback: r.fallback.reason } : {}) };
   } finally {
     o.signal.removeEventListener("abort", onAbort);
     session.unsubscribe(listener);
@@ -225,23 +234,63 @@ async function question(o: CaseRunOptions, session: LiveSession, c: EvalCase, la
   return { dimensions: dimensionScores(records), ...(judged ? { judged } : {}), probes: records, probeCost, judgeCost, contextTokens };
 }
 
-/** The configuration's own result: compacted once (or twice, the work continued between), then questioned. */
+/** Whether a session compacts before its next model call here: not between a tool call and its result. */
+function beforeModelCall(m: StoredMessage): boolean {
+  return !(m.role === "assistant" && m.content.some((b) => b.type === "toolCall"));
+}
+
+/**
+ * The configuration's own result. The case is replayed into the session entry by entry, and
+ * compacted where a session would compact it: past the threshold (your window, your settings),
+ * before a model call, when automatic compaction is on; at the case's midpoint too with two
+ * cycles; and once more at its end, the compaction the probes question (unless one just happened
+ * and nothing lies before the cut). Then the probes.
+ */
 export async function runCompacted(o: CaseRunOptions, c: EvalCase, tag: string): Promise<CaseResult> {
-  const copy = copyCase(c, join(o.dir, `${c.name}.${tag}.jsonl`), o.cycles === 2 ? "first" : "all");
+  const copy = copyCase(c, join(o.dir, `${c.name}.${tag}.jsonl`), "opening");
   const session = await open(o, copy.file);
   try {
     const compactionCost = emptyTally();
     const compactions: Compaction[] = [];
-    for (let cycle = 1; cycle <= o.cycles; cycle++) {
-      if (cycle === 2) continueWork(session.file, copy.rest);
-      o.progress(`compacting${o.cycles === 2 ? ` ${cycle}/2` : ""} (${session.contextTokens()} tokens)`);
+    const state = session.getState();
+    const threshold = state.threshold ?? Number.POSITIVE_INFINITY;
+    const auto = state.autoCompactionEnabled;
+    /** the context's size after compacting; a compaction with nothing before its cut is skipped, as a session skips it */
+    const compactNow = async (reason: Compaction["reason"]): Promise<number> => {
+      session.file.sync();
+      o.progress(`compacting ${compactions.length + 1} (${reason}, ${session.contextTokens()} tokens)`);
       // as in a session that just ran: its last request is there for a summary framed as the conversation
       session.aside.recordLastRequest();
-      compactions.push(await compactOnce(o, session, compactionCost));
+      try {
+        compactions.push(await compactOnce(o, session, compactionCost, reason));
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== ErrorCode.NothingToCompact) throw err;
+        skipped++;
+      }
+      return session.contextTokens();
+    };
+    let skipped = 0;
+    let tokens = session.contextTokens();
+    // after a skip, tried again once the context grew by the share a session waits for (compaction-skips.ts)
+    let retryAbove = threshold;
+    for (const [i, entry] of copy.rest.entries()) {
+      if (o.signal.aborted) throw o.signal.reason;
+      const m = appendEntry(session.file, entry);
+      if (!m) continue;
+      tokens += estimateMessageTokens(m);
+      if (!beforeModelCall(m)) continue;
+      if (o.cycles === 2 && entry.id === c.truth.cycleBreak) tokens = await compactNow("cycle");
+      else if (auto && tokens > retryAbove) {
+        tokens = await compactNow("threshold");
+        retryAbove = tokens > threshold ? tokens * (1 + MIN_GROWTH) : threshold;
+      }
+      if (i % 200 === 0) o.progress(`replaying the case (${Math.round((100 * i) / copy.rest.length)}%)`);
     }
+    await compactNow("end");
+    if (compactions.length === 0) throw new Error(`nothing to compact: the whole case (${tokens} tokens) fits in the part a compaction keeps verbatim`);
     const questioned = await question(o, session, c, "compacted");
     const m = session.getState().model;
-    return { case: c.name, model: `${m.provider}/${m.id}`, compactions, compactionCost, ...questioned };
+    return { case: c.name, model: `${m.provider}/${m.id}`, compactions, skippedCompactions: skipped, compactionCost, ...questioned };
   } finally {
     await closeQuietly(o, session);
   }
@@ -255,7 +304,7 @@ export async function runFloor(o: CaseRunOptions, c: EvalCase, tag: string): Pro
   o.host.questions.join(session.id, nothing);
   try {
     o.progress("floor: compacting");
-    await compactOnce(o, session, emptyTally());
+    await compactOnce(o, session, emptyTally(), "end");
     return await question(o, session, c, "floor");
   } finally {
     o.host.questions.leave(session.id, nothing);

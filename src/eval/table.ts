@@ -67,6 +67,8 @@ export function formatReport(report: EvalReport): string {
     if (c.cost.judge.requests > 0) lines.push(costLine("judge", c.cost.judge, "requests"));
     if (c.cost.brackets.requests > 0) lines.push(costLine("floor+ceil.", c.cost.brackets, "requests"));
     const compactions = c.cases.flatMap((k) => k.compactions);
+    const by = (r: string) => compactions.filter((k) => k.reason === r).length;
+    lines.push(`  ${compactions.length} compaction(s) over ${c.cases.length} case(s): ${by("threshold")} past the threshold as the cases were replayed, ${by("cycle")} at the midpoint, ${by("end")} at the end`);
     const fell = compactions.filter((k) => k.fallback);
     if (fell.length > 0) lines.push(`  ${fell.length} of ${compactions.length} compaction(s) fell back to the extractive summary (the summarizer failed: ${fell[0].fallback})`);
     const failed = c.cases.flatMap((k) => k.probes).filter((p) => p.error);

@@ -86,6 +86,25 @@ test("the judge grades free-form answers 0-5, blind to which configuration answe
   assert.match(r.stdout, /judged overall/);
 });
 
+test("a window smaller than the case: replayed, it compacts at the threshold as a session would, and what the notes keep survives every compaction", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  const settings = evalSettings(models.baseURL);
+  writeSettings(home, { ...settings, models: settings.models.map((m) => ({ ...m, contextWindow: 32_000 })), model: "fake/keeper" });
+  const out = join(home, "report.json");
+  const smallest = [...CASES].sort((a, b) => a.session.length - b.session.length)[0].name;
+  const r = await runPith(["eval", "--case", smallest, "--compare", "summarizer=fake/keeper,fake/dropper", "--json", out], { home, cwd: home, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, show(r));
+  const [keeper, dropper] = readReport(out).configurations;
+  const [k] = keeper.cases;
+  assert.ok(k.compactions.filter((c) => c.reason === "threshold").length >= 3, JSON.stringify(k.compactions));
+  for (const c of k.compactions) assert.ok(c.tokensBefore > c.tokensAfter && c.tokensBefore <= 32_000 + 8_000, JSON.stringify(c));
+  assert.ok(k.ceiling && "skipped" in k.ceiling, "the whole case does not fit: no ceiling");
+  assert.equal(keeper.dimensions.recall.mean, 1, "the keeper's notes carried every fact through every compaction");
+  assert.ok(dropper.dimensions.overall.mean < keeper.dimensions.overall.mean);
+});
+
 test("--compare framing=conversation,transcript asks the same summarizer both ways, side by side", async (t) => {
   const models = await startFakeEvalModels(truths);
   t.after(() => models.close());
@@ -112,7 +131,13 @@ test("offline, the scripted model runs the whole flow over every shipped case, a
   const report = readReport(out);
   assert.equal(report.offline, true);
   assert.equal(report.configurations[0].cases.length, CASES.length);
-  assert.ok(report.configurations[0].cases.every((c) => c.compactions.length === 1 && c.probes.length > 0));
+  // the demo model's 10k window: replayed, every case passes the threshold again and again, as a session on it would
+  for (const c of report.configurations[0].cases) {
+    assert.ok(c.probes.length > 0 && !c.bad, `${c.case}: ${c.bad}`);
+    assert.ok(c.compactions.filter((k) => k.reason === "threshold").length > 5, `${c.case}: ${c.compactions.length} compactions`);
+    assert.ok(c.contextTokens < 10_000, `${c.case}: questioned at ${c.contextTokens} tokens, within the window`);
+  }
+  assert.match(r.stdout, /\d+ compaction\(s\) over 8 case\(s\): \d+ past the threshold as the cases were replayed, 0 at the midpoint, \d+ at the end/);
 });
 
 test("over Anthropic's API too: a model that cannot answer even from the whole session makes a bad case, and nothing measured exits 1", async (t) => {
