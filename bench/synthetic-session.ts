@@ -7,6 +7,7 @@
 // with `role` first): pith's fast scanner reads those from the front of a line without parsing
 // it, and a benchmark with a different order would measure its slow path instead.
 import { closeSync, openSync, writeSync } from "node:fs";
+import { Prng } from "../src/eval/cases/prng.js";
 
 export interface SyntheticOptions {
   targetBytes: number;
@@ -30,36 +31,11 @@ const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
 // -- seeded randomness --------------------------------------------------------------------------
 
-/** mulberry32: tiny, fast, and good enough to make text look varied */
-export class Rng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
+/** The cases' seeded source (mulberry32), with the draws the synthetic text needs besides. */
+export class Rng extends Prng {
   /** log-uniform: sizes of real tool output cluster at the small end */
   logInt(lo: number, hi: number): number {
     return Math.round(Math.exp(Math.log(lo) + this.next() * (Math.log(hi) - Math.log(lo))));
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-  hex(chars: number): string {
-    let s = "";
-    while (s.length < chars) s += Math.floor(this.next() * 0x10000).toString(16).padStart(4, "0");
-    return s.slice(0, chars);
   }
   base62(chars: number): string {
     const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -88,8 +88,8 @@ function loadCase(dir: string, name: string): EvalCase | { problem: string } {
   return { name, sessionFile, truth: truth.data };
 }
 
-/** Whether some line of a session file is the entry `id`. */
-export function entryLine(lines: readonly string[], id: string): number {
+/** The line of a session file that is the entry `id` (-1: none). */
+function entryLine(lines: readonly string[], id: string): number {
   const quoted = JSON.stringify(id);
   return lines.findIndex((l) => l.includes(quoted) && (() => {
     try {
