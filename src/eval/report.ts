@@ -4,7 +4,9 @@
 // The shape is documented in docs/eval.md.
 import { JUDGED } from "./judge.js";
 import { DIMENSIONS } from "./probes.js";
-import type { CaseResult, JudgedScores, Questioned, Scores } from "./run-case.js";
+import type { JudgedScores, Scores } from "./case-scores.js";
+import type { Questioned } from "./questioning.js";
+import type { CaseResult } from "./run-case.js";
 import { addTally, emptyTally, tokensOf, type Tally } from "./tally.js";
 
 export interface Configuration {

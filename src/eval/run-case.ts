@@ -1,73 +1,28 @@
 // One case under one configuration, through the session host as a session goes: a copy of the
-// case opened, compacted with pith's own compaction (once; or twice, the rest of the scripted work
-// continued between), then asked the probes in the compacted context. The floor (a summary that
-// keeps nothing, only the kept tail) and the ceiling (no compaction, when the case fits the
-// model's window) are asked the same probes; they depend on the answering model only, so a
-// comparison of summarizers or framings shares them.
+// case's opening opened, the rest of its work replayed into it and compacted where a session would
+// compact it (and at its end), then asked the probes in the compacted context (questioning.ts).
+// The floor (a summary that keeps nothing, only the kept tail) and the ceiling (no compaction, when
+// the case fits the model's window) are asked the same probes; they depend on the answering model
+// only, so a comparison of summarizers or framings shares them.
 import { join } from "node:path";
+import { estimateMessageTokens } from "../compaction/estimate.js";
 import type { SummaryCost } from "../compaction/cost.js";
-import type { SessionHost } from "../host/session-host.js";
+import { ErrorCode } from "../host/host-error.js";
 import type { LiveSession } from "../host/live/live-session.js";
 import type { QuestionClient } from "../host/ports.js";
-import { askAside } from "../host/live/aside-question.js";
-import type { ModelInfo, Provider } from "../llm/types.js";
+import type { SessionHost } from "../host/session-host.js";
+import type { StoredMessage } from "../messages/types.js";
 import type { EvalCase } from "./case-set.js";
 import { appendEntry, copyCase } from "./case-session.js";
-import { estimateMessageTokens } from "../compaction/estimate.js";
-import { ErrorCode } from "../host/host-error.js";
-import type { StoredMessage } from "../messages/types.js";
-import { JUDGE_SYSTEM_PROMPT, JUDGED, judgedMean, judgePrompt, parseJudgment, type Judged, type Judgment } from "./judge.js";
-import { DIMENSIONS, WEIGHTS, deterministicProbes, judgeProbes, type Dimension, type Expected } from "./probes.js";
-import { scoreAnswer } from "./score.js";
-import { addSummaryCost, addUsageTo, emptyTally, type Tally } from "./tally.js";
+import { PROBE_MAX_TOKENS, question, type Asking, type Questioned } from "./questioning.js";
+import { addSummaryCost, emptyTally, type Tally } from "./tally.js";
 
-/**
- * A probe's answer is a sentence or a list of paths, but a reasoning model spends its output
- * budget on thinking first (a 1k cap leaves some with no text at all): room for both; only what
- * is written is billed.
- */
-const PROBE_MAX_TOKENS = 8192;
-const JUDGE_MAX_TOKENS = 2048;
-/** An answer is kept and scored up to this many characters: a reply that streams on is not an answer. */
-const MAX_ANSWER_CHARS = 32_000;
-/** Probes of one session asked at once: they are independent requests over the same context. */
-const PROBE_CONCURRENCY = 4;
 /** After a compaction that could not free the context, how much it grows before the next try (a session's minSavingsFraction). */
 const MIN_GROWTH = 0.1;
 /** A ceiling that scores below this overall means the case's probes cannot be answered even from everything: a bad case. */
 export const BAD_CEILING = 0.5;
 /** What the floor's summary says: it keeps nothing (the protocol wants a non-empty summary from a hook). */
 const FLOOR_SUMMARY = "(No notes were kept of the earlier part of this session.)";
-
-/** contradictions: the share of decision probes whose answer proposed a turned-down approach (CompactBench's contradiction rate) */
-export type Scores = Partial<Record<Dimension, number>> & { overall: number; contradictions?: number };
-export type JudgedScores = Record<Judged, number> & { overall: number };
-
-export interface ProbeRecord {
-  id: string;
-  dimension: Dimension | "judged";
-  question: string;
-  answer: string;
-  expected: Expected | { reference: string };
-  /** 0 to 1 (a deterministic probe), or the judge's mean, 0 to 5 (a judged one); null when it could not be scored */
-  score: number | null;
-  precision?: number;
-  recall?: number;
-  contradiction?: boolean;
-  judgment?: Judgment;
-  error?: string;
-}
-
-/** A context questioned: the compacted session, the floor or the ceiling. */
-export interface Questioned {
-  dimensions: Scores;
-  judged?: JudgedScores;
-  probes: ProbeRecord[];
-  probeCost: Tally;
-  judgeCost: Tally;
-  /** the context's size when it was questioned */
-  contextTokens: number;
-}
 
 interface Compaction {
   /** past the threshold as the case was replayed, at its midpoint (two cycles), or at its end */
@@ -87,25 +42,15 @@ export interface CaseResult extends Questioned {
   compactionCost: Tally;
 }
 
-export interface Judge {
-  model: ModelInfo;
-  provider: Provider;
-}
-
-export interface CaseRunOptions {
+export interface CaseRunOptions extends Asking {
   host: SessionHost;
   /** the model that answers (undefined: the settings' default) */
   model?: string;
   cycles: 1 | 2;
-  judge?: Judge;
   /** where this run's copies of the case go */
   dir: string;
   /** the sessions' working directory */
   workspace: string;
-  signal: AbortSignal;
-  progress(step: string): void;
-  /** tokens as they are spent, for the progress line */
-  spent(tokens: number): void;
 }
 
 async function open(o: CaseRunOptions, file: string): Promise<LiveSession> {
@@ -141,97 +86,6 @@ async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally,
     o.signal.removeEventListener("abort", onAbort);
     session.unsubscribe(listener);
   }
-}
-
-/**
- * Runs `fn` over `items`, `limit` at a time, results in order; the first alone, before the rest:
- * the probes of a context share its whole prefix, and the first one's request writes it to the
- * provider's prompt cache, which the others then read (at a tenth of the price, where it caches)
- * instead of each writing it again.
- */
-async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  if (items.length === 0) return out;
-  out[0] = await fn(items[0]);
-  let next = 1;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-function mean(xs: readonly number[]): number {
-  return xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
-}
-
-/** The deterministic dimensions of some probes, and overall by their weights (a dimension without probes counts for nothing). */
-export function dimensionScores(probes: readonly ProbeRecord[]): Scores {
-  const out: Scores = { overall: 0 };
-  let weight = 0;
-  for (const d of DIMENSIONS) {
-    const of = probes.filter((p) => p.dimension === d);
-    if (of.length === 0) continue;
-    out[d] = mean(of.map((p) => p.score ?? 0));
-    out.overall += WEIGHTS[d] * out[d];
-    weight += WEIGHTS[d];
-  }
-  out.overall = weight === 0 ? 0 : out.overall / weight;
-  const decisions = probes.filter((p) => p.dimension === "decisions");
-  if (decisions.length > 0) out.contradictions = decisions.filter((p) => p.contradiction).length / decisions.length;
-  return out;
-}
-
-function judgedScores(probes: readonly ProbeRecord[]): JudgedScores | undefined {
-  const graded = probes.map((p) => p.judgment).filter((j): j is Judgment => j !== undefined);
-  if (graded.length === 0) return undefined;
-  const out = { overall: mean(graded.map(judgedMean)) } as JudgedScores;
-  for (const k of JUDGED) out[k] = mean(graded.map((j) => j[k]));
-  return out;
-}
-
-async function judgeAnswer(judge: Judge, question: string, reference: string, answer: string, signal: AbortSignal, cost: Tally, spent: (tokens: number) => void): Promise<Judgment | { error: string }> {
-  const request = {
-    model: judge.model,
-    systemPrompt: JUDGE_SYSTEM_PROMPT,
-    messages: [{ role: "user" as const, content: judgePrompt(question, reference, answer), timestamp: Date.now() }],
-    tools: [],
-    maxTokens: Math.min(JUDGE_MAX_TOKENS, judge.model.maxOutputTokens),
-  };
-  const reply = await askAside(judge.provider, request, signal);
-  addUsageTo(cost, reply.usage);
-  spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
-  if (reply.error) return { error: `the judge failed: ${reply.error}` };
-  return parseJudgment(reply.text);
-}
-
-/** Asks a live session every probe of the case (and the judge's, graded), and scores the answers. */
-async function question(o: CaseRunOptions, session: LiveSession, c: EvalCase, label: string): Promise<Questioned> {
-  const probeCost = emptyTally();
-  const judgeCost = emptyTally();
-  const contextTokens = session.contextTokens();
-  const asked = [...deterministicProbes(c.truth).map((p) => ({ ...p, reference: undefined as string | undefined })), ...(o.judge ? judgeProbes(c.truth) : []).map((p) => ({ ...p, expected: undefined as Expected | undefined }))];
-  let done = 0;
-  const records = await pool(asked, PROBE_CONCURRENCY, async (p): Promise<ProbeRecord> => {
-    if (o.signal.aborted) throw o.signal.reason;
-    const reply = await session.aside.ask(p.question, o.signal, PROBE_MAX_TOKENS);
-    addUsageTo(probeCost, reply.usage);
-    o.spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
-    o.progress(`${label}: probe ${++done}/${asked.length}`);
-    const answer = reply.text.slice(0, MAX_ANSWER_CHARS);
-    const base = { id: p.id, question: p.question, answer, ...(reply.error ? { error: reply.error } : {}) };
-    if (p.expected) return { ...base, dimension: p.expected.dimension, expected: p.expected, ...scoreAnswer(answer, p.expected) };
-    const reference = p.reference as string;
-    const judgment = reply.error ? { error: reply.error } : await judgeAnswer(o.judge as Judge, p.question, reference, answer, o.signal, judgeCost, o.spent);
-    if ("error" in judgment) return { ...base, dimension: "judged", expected: { reference }, score: null, error: judgment.error };
-    return { ...base, dimension: "judged", expected: { reference }, score: judgedMean(judgment), judgment };
-  });
-  if (o.signal.aborted) throw o.signal.reason;
-  const judged = judgedScores(records);
-  return { dimensions: dimensionScores(records), ...(judged ? { judged } : {}), probes: records, probeCost, judgeCost, contextTokens };
 }
 
 /** Whether a session compacts before its next model call here: not between a tool call and its result. */
@@ -288,7 +142,7 @@ export async function runCompacted(o: CaseRunOptions, c: EvalCase, tag: string):
     }
     await compactNow("end");
     if (compactions.length === 0) throw new Error(`nothing to compact: the whole case (${tokens} tokens) fits in the part a compaction keeps verbatim`);
-    const questioned = await question(o, session, c, "compacted");
+    const questioned = await question(o, session, c.truth, "compacted");
     const m = session.getState().model;
     return { case: c.name, model: `${m.provider}/${m.id}`, compactions, skippedCompactions: skipped, compactionCost, ...questioned };
   } finally {
@@ -305,7 +159,7 @@ export async function runFloor(o: CaseRunOptions, c: EvalCase, tag: string): Pro
   try {
     o.progress("floor: compacting");
     await compactOnce(o, session, emptyTally(), "end");
-    return await question(o, session, c, "floor");
+    return await question(o, session, c.truth, "floor");
   } finally {
     o.host.questions.leave(session.id, nothing);
     await closeQuietly(o, session);
@@ -319,7 +173,7 @@ export async function runCeiling(o: CaseRunOptions, c: EvalCase, tag: string): P
   try {
     const { contextTokens, contextWindow } = session.usage();
     if (contextTokens + PROBE_MAX_TOKENS + 512 > contextWindow) return { skipped: `the case (${contextTokens} tokens) does not fit the model's window (${contextWindow})` };
-    return await question(o, session, c, "ceiling");
+    return await question(o, session, c.truth, "ceiling");
   } finally {
     await closeQuietly(o, session);
   }

@@ -12,7 +12,8 @@ import { compactionSettings } from "../compaction/settings.js";
 import { framingOf } from "../host/compaction/context-budget.js";
 import type { CaseSet, EvalCase } from "./case-set.js";
 import { caseReport, configurationReport, type CaseReport, type Configuration, type EvalReport } from "./report.js";
-import { BAD_CEILING, runCeiling, runCompacted, runFloor, type CaseRunOptions, type Judge, type Questioned } from "./run-case.js";
+import type { Judge, Questioned } from "./questioning.js";
+import { BAD_CEILING, runCeiling, runCompacted, runFloor, type CaseRunOptions } from "./run-case.js";
 import type { Tally } from "./tally.js";
 
 export interface EvalOptions {

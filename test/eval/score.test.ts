@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseJudgment } from "../../src/eval/judge.js";
 import { deterministicProbes, PROBE_PREFIX } from "../../src/eval/probes.js";
-import { dimensionScores } from "../../src/eval/run-case.js";
+import { dimensionScores } from "../../src/eval/case-scores.js";
 import { mentionedPaths, scoreAnswer } from "../../src/eval/score.js";
 import { Truth } from "../../src/eval/truth.js";
 import { configurationsOf } from "../../src/cli/eval-command.js";
