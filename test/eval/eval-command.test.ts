@@ -6,7 +6,8 @@
 // named; Ctrl-C ends with what was measured.
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { generateCases } from "../../src/eval/cases/generate.js";
@@ -197,6 +198,9 @@ test("a folder of cases: bad entries are left out with the reason, a case whose 
   const report = readReport(out);
   const cases = report.configurations[0].cases;
   assert.deepEqual(cases.map((c) => c.case).sort(), ["good", "impossible"]);
+  // a case is never written to, and the user's own store gets nothing: the runs work on copies
+  assert.equal(readFileSync(join(dir, "good.jsonl"), "utf8"), good.session);
+  assert.ok(!existsSync(join(home, "sessions")) || readdirSync(join(home, "sessions")).length === 0, "nothing in $PITH_HOME/sessions");
   const bad = cases.find((c) => c.case === "impossible");
   assert.match(bad?.bad ?? "", /its ceiling \(no compaction\) scores 0\.\d\d overall/);
   assert.equal(report.configurations[0].dimensions.overall.n, 1, "only the good case is scored");
@@ -232,6 +236,8 @@ test("Ctrl-C stops the eval at once, prints what was measured, writes the report
   // the first case is measured; the second's summary never comes
   const out = join(home, "report.json");
   const [one, two] = CASES.map((c) => c.name).sort();
+  const runDirs = () => readdirSync(tmpdir()).filter((n) => n.startsWith("pith-eval-")).sort();
+  const before = runDirs();
   const child = spawn(BIN, ["eval", "--case", one, "--case", two, "--json", out], { cwd: home, env: daemonEnv({ home }), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -254,4 +260,5 @@ test("Ctrl-C stops the eval at once, prints what was measured, writes the report
   const report = readReport(out);
   assert.equal(report.interrupted, true);
   assert.deepEqual(report.configurations[0].cases.map((c) => c.case), [one], "the first case, measured");
+  assert.deepEqual(runDirs(), before, "the run's folder (its copies, its sessions) removed");
 });
