@@ -14,6 +14,7 @@ import { generateCases } from "../../src/eval/cases/generate.js";
 import type { EvalReport } from "../../src/eval/report.js";
 import { daemonEnv, runPith, writeSettings } from "../support/daemon-client.js";
 import { startFakeAnthropic, textReply } from "../support/fake-anthropic.js";
+import { startFakeOllama } from "../support/fake-ollama.js";
 import { evalSettings, startFakeEvalModels } from "../support/fake-eval-models.js";
 import { BIN } from "../support/user-run.js";
 import { tempDir } from "../support/tmp.js";
@@ -161,6 +162,24 @@ test("over Anthropic's API too: a model that cannot answer even from the whole s
   assert.equal(report.configurations[0].framing, "conversation");
   assert.ok(report.configurations[0].cost.probes.input > 0);
   assert.match(r.stdout, /bad cases \(not scored\):/);
+});
+
+test("over Ollama too: its discovered window sets the threshold the case is replayed against", async (t) => {
+  const ollama = await startFakeOllama({ models: [{ name: "qwen3:8b", contextLength: 40_960, capabilities: ["completion", "tools"] }] });
+  t.after(() => ollama.close());
+  const home = tempDir(t);
+  writeSettings(home, { providers: { box: { api: "ollama", baseUrl: ollama.url } }, model: "box/qwen3:8b" });
+  const out = join(home, "report.json");
+  const smallest = [...CASES].sort((a, b) => a.session.length - b.session.length)[0].name;
+  const r = await runPith(["eval", "--case", smallest, "--json", out], { home, cwd: home, timeoutMs: 60_000 });
+  const report = readReport(out);
+  const conf = report.configurations[0];
+  assert.equal(conf.model, "box/qwen3:8b", show(r));
+  assert.equal(report.offline, false);
+  const [c] = conf.cases;
+  assert.ok(c.compactions.filter((k) => k.reason === "threshold").length >= 2, JSON.stringify(c.compactions));
+  assert.ok(c.ceiling && "skipped" in c.ceiling);
+  assert.ok(ollama.chatRequests.length > c.compactions.length && ollama.chatRequests.every((q) => q.body.options.num_ctx === 40_960));
 });
 
 test("a folder of cases: bad entries are left out with the reason, a case whose ceiling fails is reported and not scored", async (t) => {
