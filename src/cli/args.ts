@@ -50,6 +50,7 @@ const FLAGS: Record<string, FlagKind> = {
   "--cases": "value",
   "--compare": "value",
   "--case": "repeated",
+  "--baseline": "value",
 };
 
 /** `pith eval --json FILE` writes its report to a file; everywhere else --json is a switch. */
@@ -96,7 +97,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   token: { flags: ["--rotate"], ...NONE },
   models: { flags: ["--json", "--refresh"], ...NONE },
   mcp: { flags: ["--json"], ...NONE },
-  eval: { flags: ["--model", "--summarizer", "--judge", "--cycles", "--framing", "--cases", "--case", "--compare", "--json"], ...NONE },
+  eval: { flags: ["--model", "--summarizer", "--judge", "--cycles", "--framing", "--cases", "--case", "--compare", "--json", "--baseline"], ...NONE },
 };
 
 /** Whether the command takes the store flags (and so reads PITH_STORE and the node variables). */

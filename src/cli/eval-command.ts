@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { writeFileAtomic } from "../session/atomic-write.js";
 import { loadCaseFolder, shippedCases, type CaseSet } from "../eval/case-set.js";
 import type { Configuration, EvalReport } from "../eval/report.js";
+import { readBaseline } from "../eval/baseline.js";
 import { runEval } from "../eval/run-eval.js";
 import { formatReport } from "../eval/table.js";
 import { printError } from "./error-text.js";
@@ -24,6 +25,8 @@ export interface EvalCommandOptions {
   only: string[];
   compare?: string;
   json?: string;
+  /** an earlier run's --json report, shown beside this one */
+  baseline?: string;
 }
 
 const FRAMINGS = ["conversation", "transcript"] as const;
@@ -97,6 +100,8 @@ export async function runEvalCommand(o: EvalCommandOptions): Promise<number> {
   if (typeof configurations === "string") return usage(configurations);
   if (o.cycles !== undefined && o.cycles !== "1" && o.cycles !== "2") return usage(`bad --cycles: ${o.cycles} (1 or 2)`);
   if (o.json === "") return usage("--json needs a file name");
+  const baseline = o.baseline === undefined ? undefined : readBaseline(o.baseline);
+  if (typeof baseline === "string") return usage(baseline);
   const cycles = o.cycles === "2" ? 2 : 1;
   const dir = mkdtempSync(join(tmpdir(), "pith-eval-"));
   const controller = new AbortController();
@@ -126,7 +131,8 @@ export async function runEvalCommand(o: EvalCommandOptions): Promise<number> {
     } finally {
       progress.done();
     }
-    printOut(formatReport(report));
+    if (baseline) report = { ...report, baseline: { file: baseline.file, name: baseline.name } };
+    printOut(formatReport(report, baseline));
     if (o.json) {
       writeFileAtomic(o.json, JSON.stringify(report, null, 2) + "\n");
       printErr(`pith eval: the report is in ${o.json} (${elapsed(Date.now() - started)})\n`);

@@ -36,7 +36,7 @@ usage:
                              model's name, the server's, read-only or not) or why it failed; then
                              stopped. Exit 1 when one failed (docs/mcp.md)
   pith eval [--model M] [--summarizer M] [--judge M] [--cycles 1|2] [--framing F] [--cases DIR]
-            [--case NAME]... [--compare KEY=A,B] [--json FILE]
+            [--case NAME]... [--compare KEY=A,B] [--json FILE] [--baseline FILE]
                              measure what compaction keeps: compacts each case (pith's own, or a
                              folder of yours) as a session would, asks the model probe questions,
                              scores the answers beside a floor and a ceiling (docs/eval.md)
@@ -138,7 +138,7 @@ started. Every server is stopped before it exits. A project's .pith/settings.jso
 one that names some is reported as ignored. Exit 0 when every enabled server is ready, 1 when one
 failed, 2 when the settings are invalid. --json: {"servers": [...]}, as listMcpServers answers.`,
   eval: `usage: pith eval [--model M] [--summarizer M] [--judge M] [--cycles 1|2] [--framing conversation|transcript]
-                 [--cases DIR] [--case NAME]... [--compare KEY=A,B] [--json FILE]
+                 [--cases DIR] [--case NAME]... [--compare KEY=A,B] [--json FILE] [--baseline FILE]
 Measures what compaction keeps (docs/eval.md). Each case is replayed into a session and compacted
 with pith's own compaction where your window and settings would compact it, and at its end
 (--cycles 2: at its midpoint too); then the model (--model, default: your settings') is asked probe
@@ -154,6 +154,8 @@ floor (a summary that keeps nothing) and the ceiling (no compaction, when the ca
   --compare KEY=A,B  configurations side by side on the same cases: framing=conversation,transcript,
                    summarizer=M1,M2 or model=M1,M2
   --json FILE      everything (every answer) as JSON
+  --baseline FILE  an earlier run's --json report, its figures in a column beside this run's (to
+                   compare a change with no setting, such as a summarizer prompt, before and after)
 Progress goes to stderr; Ctrl-C stops with what was measured so far (exit 130). Offline (no model
 configured) the scripted demo model runs the whole flow; its scores mean nothing, and it says so.
 Exit 0 when done, 1 when no case could be measured, 2 on bad usage.`,

@@ -139,6 +139,7 @@ export async function main(argv: string[]): Promise<number> {
         only: parsed.all("--case"),
         compare: str("--compare"),
         json: str("--json"),
+        baseline: str("--baseline"),
       });
     case "mcp":
       // the listing says what happened; of the servers' log lines, only warnings and worse by default

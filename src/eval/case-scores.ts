@@ -19,6 +19,8 @@ export interface ProbeRecord {
   recall?: number;
   contradiction?: boolean;
   judgment?: Judgment;
+  /** the tools the answer called instead of answering from what it knew (not run): it would have looked again */
+  toolCalls?: string[];
   error?: string;
 }
 

@@ -97,7 +97,7 @@ export async function question(o: Asking, session: LiveSession, truth: Truth, la
     o.spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
     o.progress(`${label}: probe ${++done}/${asked.length}`);
     const answer = reply.text.slice(0, MAX_ANSWER_CHARS);
-    const base = { id: p.id, question: p.question, answer, ...(reply.error ? { error: reply.error } : {}) };
+    const base = { id: p.id, question: p.question, answer, ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}), ...(reply.error ? { error: reply.error } : {}) };
     if (p.expected) return { ...base, dimension: p.expected.dimension, expected: p.expected, ...scoreAnswer(answer, p.expected) };
     const reference = p.reference as string;
     const judgment = reply.error ? { error: reply.error } : await judgeAnswer(o.judge as Judge, p.question, reference, answer, o.signal, judgeCost, o.spent);

@@ -67,6 +67,8 @@ export interface EvalReport {
   /** cases left out before running (a bad folder entry) and why */
   skipped: { case: string; problem: string }[];
   configurations: ConfigurationReport[];
+  /** the earlier report shown beside this one (--baseline) */
+  baseline?: { file: string; name: string };
 }
 
 export function spread(xs: readonly number[]): Spread {

@@ -13,7 +13,7 @@ import { test } from "node:test";
 import { generateCases } from "../../src/eval/cases/generate.js";
 import type { EvalReport } from "../../src/eval/report.js";
 import { daemonEnv, runPith, writeSettings } from "../support/daemon-client.js";
-import { startFakeAnthropic, textReply } from "../support/fake-anthropic.js";
+import { startFakeAnthropic, toolUseReply } from "../support/fake-anthropic.js";
 import { startFakeOllama } from "../support/fake-ollama.js";
 import { evalSettings, startFakeEvalModels } from "../support/fake-eval-models.js";
 import { BIN } from "../support/user-run.js";
@@ -124,6 +124,34 @@ test("--compare framing=conversation,transcript asks the same summarizer both wa
   assert.equal(transcript.dimensions.overall.mean, 1);
 });
 
+test("--baseline shows an earlier run's figures beside this one's; a file that is not a report is refused", async (t) => {
+  const models = await startFakeEvalModels(truths);
+  t.after(() => models.close());
+  const home = tempDir(t);
+  writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
+  const before = join(home, "before.json");
+  const one = CASES[0].name;
+  assert.equal((await runPith(["eval", "--case", one, "--json", before], { home, cwd: home, timeoutMs: 60_000 })).code, 0);
+  // the change measured: a summarizer that keeps nothing, against the run before it
+  const r = await runPith(["eval", "--case", one, "--summarizer", "fake/dropper", "--baseline", before], { home, cwd: home, timeoutMs: 60_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /^dimension\s+baseline pith\s+floor\s+pith\s+ceiling$/m);
+  assert.match(r.stdout, /^overall\s+1\.00 ± 0\.00\s+\d\.\d\d ± 0\.00\s+0\.[0-4]\d ± 0\.00\s+1\.00 ± 0\.00$/m, r.stdout);
+  assert.match(r.stdout, new RegExp(`baseline pith: from ${before.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}, model fake/keeper`));
+  writeFileSync(join(home, "other.json"), JSON.stringify({ version: 1, configurations: [] }));
+  symlinkSync(before, join(home, "link.json"));
+  for (const [file, message] of [
+    ["missing.json", /--baseline: no such file/],
+    ["other.json", /is not a pith eval report/],
+    ["link.json", /is a symbolic link/],
+    ["settings.json", /is not a pith eval report/],
+  ] as const) {
+    const bad = await runPith(["eval", "--case", one, "--baseline", join(home, file)], { home, cwd: home });
+    assert.equal(bad.code, 2, `${file}: ${show(bad)}`);
+    assert.match(bad.stderr, message, file);
+  }
+});
+
 test("offline, the scripted model runs the whole flow over every shipped case, and says its scores mean nothing", async (t) => {
   const home = tempDir(t);
   const out = join(home, "report.json");
@@ -145,7 +173,8 @@ test("offline, the scripted model runs the whole flow over every shipped case, a
 test("over Anthropic's API too: a model that cannot answer even from the whole session makes a bad case, and nothing measured exits 1", async (t) => {
   const fake = await startFakeAnthropic();
   t.after(() => fake.close());
-  fake.setDefault(textReply("I could not say."));
+  // every reply says it cannot tell and calls a tool to look again (never run)
+  fake.setDefault(toolUseReply("read", { path: "PLAN.md" }, { text: "I could not say." }));
   const home = tempDir(t);
   const out = join(home, "report.json");
   const smallest = [...CASES].sort((a, b) => a.session.length - b.session.length)[0].name;
@@ -156,7 +185,8 @@ test("over Anthropic's API too: a model that cannot answer even from the whole s
   const [c] = report.configurations[0].cases;
   assert.equal(report.configurations[0].model, "anthropic/claude-sonnet-4-5", "the case's own model, which this daemon can use");
   assert.match(c.bad ?? "", /its ceiling \(no compaction\) scores 0\.\d\d overall/);
-  assert.ok(c.probes.every((p) => p.answer === "I could not say."));
+  assert.ok(c.probes.every((p) => p.answer === "I could not say." && p.toolCalls?.[0] === "read"), JSON.stringify(c.probes[0]));
+  assert.match(r.stdout, /\d+ probe answer\(s\) called a tool instead of answering/);
   // Anthropic caches: the summary is asked as the conversation, the case's last request sent again
   assert.ok(fake.requests.some((q) => JSON.stringify(q.body).includes("The conversation is about to be compacted")), "the summary was asked of the model, framed as the conversation");
   assert.equal(report.configurations[0].framing, "conversation");

@@ -15,6 +15,8 @@ export type RequestParts = Pick<StreamRequest, "model" | "systemPrompt" | "tools
 export interface AsideAnswer {
   /** the reply's text (a tool call in it is not run, and not part of the answer) */
   text: string;
+  /** the tools the reply called instead of (or besides) answering: a model that would look again */
+  toolCalls: string[];
   usage: Usage;
   /** why the request failed, when it did */
   error?: string;
@@ -33,14 +35,18 @@ function asideRequest(parts: RequestParts, context: readonly AgentMessage[], que
 
 export async function askAside(provider: Provider, request: Omit<StreamRequest, "signal">, signal: AbortSignal): Promise<AsideAnswer> {
   for await (const ev of provider.stream({ ...request, signal })) {
-    if (ev.type === "error") return { text: textOf(ev.message.content), usage: ev.message.usage ?? emptyUsage(), error: ev.error.message };
-    if (ev.type === "done") return { text: textOf(ev.message.content), usage: ev.message.usage };
+    if (ev.type === "error") return { text: textOf(ev.message.content), toolCalls: callsOf(ev.message.content), usage: ev.message.usage ?? emptyUsage(), error: ev.error.message };
+    if (ev.type === "done") return { text: textOf(ev.message.content), toolCalls: callsOf(ev.message.content), usage: ev.message.usage };
   }
-  return { text: "", usage: emptyUsage(), error: "the stream ended without a reply" };
+  return { text: "", toolCalls: [], usage: emptyUsage(), error: "the stream ended without a reply" };
 }
 
 function textOf(content: readonly { type: string; text?: string }[]): string {
   return content.map((b) => (b.type === "text" ? (b.text ?? "") : "")).join("");
+}
+
+function callsOf(content: readonly { type: string; name?: string }[]): string[] {
+  return content.flatMap((b) => (b.type === "toolCall" && typeof b.name === "string" ? [b.name] : []));
 }
 
 /** A live session's side of it: what its next request would carry, read when asked. */
