@@ -1,11 +1,12 @@
 // `pith` command line: the daemon modes (serve, --mode rpc | json, acp) and a few commands over the
 // session store. Each command takes its own flags (args.ts); a usage error exits 2.
 import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Settings } from "../host/policy/settings.js";
 import { createAcpLogger, createLogger, type Logger } from "../log/logger.js";
 import { checkTokenStrength } from "../rpc/auth.js";
 import { SessionFile, defaultSessionsDir, listSessions, type SessionSummary } from "../session/index.js";
+import { pithHome } from "../session/paths.js";
 import { COMMANDS, parseCommandLine, takesStore, type CommandName } from "./args.js";
 import { printError } from "./error-text.js";
 import { closeInheritedDescriptors } from "./inherited-fds.js";
@@ -87,9 +88,12 @@ export async function main(argv: string[]): Promise<number> {
       const prompt = args.join(" ");
       if (!prompt.trim()) return usage("a prompt is needed");
       if (str("--session") && has("--continue")) return usage("--session and --continue cannot be used together");
-      // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change in silence)
-      const ask = trusted.permissionMode === "ask";
-      if (ask && (command === "--mode json" || !process.stdin.isTTY)) return usage(`--permission-mode ask needs a terminal to ask on${command === "--mode json" ? " (pith -p)" : ": stdin is not one"}; use --permission-mode auto or readonly`);
+      // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change in
+      // in silence), whether the flag or the user's settings file asks for it
+      const fromSettings = trusted.permissionMode === undefined && (await import("./settings-mode.js")).settingsPermissionMode(process.cwd()) === "ask";
+      const ask = trusted.permissionMode === "ask" || fromSettings;
+      const asked = fromSettings ? `permissionMode "ask" in your settings (${join(pithHome(), "settings.json")})` : "--permission-mode ask";
+      if (ask && (command === "--mode json" || !process.stdin.isTTY)) return usage(`${asked} needs a terminal to ask on${command === "--mode json" ? " (pith -p)" : ": stdin is not one"}; use --permission-mode auto or readonly`);
       const run = { log, prompt, asker: ask ? (await import("./terminal-asker.js")).terminalAsker() : undefined, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
       return command === "--mode json" ? (await import("./json-mode.js")).runJsonMode(run) : (await import("./text-mode.js")).runTextMode(run);
     }

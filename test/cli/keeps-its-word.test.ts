@@ -5,7 +5,7 @@
 // (A compaction's result line in -p: demo-compaction.test.ts; EADDRINUSE: test/cli.test.ts.)
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import "../support/fresh-dist.js"; // importing it builds dist/ when it is stale
@@ -74,6 +74,23 @@ test("--permission-mode ask without a terminal is refused up front, saying why (
   }
   assert.deepEqual(readdirSync(p.cwd), []);
   assert.ok(!existsSync(join(p.home, "sessions")), "no session made");
+});
+
+test("permissionMode ask in the settings file is held to the same word: refused without a terminal, asked on one", { timeout: 60_000 }, async (t) => {
+  const p = places(t);
+  writeFileSync(join(p.home, "settings.json"), JSON.stringify({ permissionMode: "ask" }));
+  const [text, json] = await Promise.all([runAsUser(["-p", "Tidy up the notes"], p), runAsUser(["--mode", "json", "hi"], p)]);
+  for (const r of [text, json]) {
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^pith: permissionMode "ask" in your settings \(.*settings\.json\) needs a terminal to ask on.*; use --permission-mode auto or readonly\n/);
+  }
+  assert.deepEqual(readdirSync(p.cwd), []);
+  // the flag overrides the file: auto runs without asking
+  const auto = await runAsUser(["-p", "--permission-mode", "auto", "hi"], p);
+  assert.equal(auto.status, 0, auto.stderr);
+  // on a terminal, the settings' ask asks, as the flag does
+  const r = await onTerminal(["-p", "Tidy up the notes"], ["d", "d"], p);
+  assert.match(r.screen, /pith: allow write notes\.md\? \[a\]llow, al\[l\]ways, \[d\]eny: /, r.screen);
 });
 
 test("a bare pith with an unknown or misplaced option: the general usage, not the demo's", async (t) => {
