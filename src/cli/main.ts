@@ -88,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
       const prompt = args.join(" ");
       if (!prompt.trim()) return usage("a prompt is needed");
       if (str("--session") && has("--continue")) return usage("--session and --continue cannot be used together");
-      // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change in
+      // ask needs someone to answer: a terminal for -p, never a script's pipe (denying every change
       // in silence), whether the flag or the user's settings file asks for it
       const fromSettings = trusted.permissionMode === undefined && (await import("./settings-mode.js")).settingsPermissionMode(process.cwd()) === "ask";
       const ask = trusted.permissionMode === "ask" || fromSettings;
