@@ -127,7 +127,9 @@ export async function runEvalCommand(o: EvalCommandOptions): Promise<number> {
     try {
       // the demo model streams at a reading pace for people to watch; nobody watches an eval
       const env = { ...process.env, PITH_DEMO_PACE_MS: "0" };
-      report = await runEval({ configurations, cases, cycles, judge: o.judge, dir, log: o.log, signal: controller.signal, env, onProgress: progress.update });
+      const onPlan = ({ tokens: n, usd }: { tokens: number; usd: number }) =>
+        printErr(`pith eval: ${cases.cases.length} case(s) × ${configurations.length} configuration(s): about ${tokens(n)} input tokens to send${usd > 0 ? ` (≈ $${usd.toFixed(2)} at the input price, less with prompt caching)` : ""}; Ctrl-C stops with what was measured\n`);
+      report = await runEval({ configurations, cases, cycles, judge: o.judge, dir, log: o.log, signal: controller.signal, env, onProgress: progress.update, onPlan });
     } finally {
       progress.done();
     }

@@ -15,6 +15,7 @@ import { caseReport, configurationReport, type CaseReport, type Configuration, t
 import type { Judge, Questioned } from "./questioning.js";
 import { BAD_CEILING, runCeiling, runCompacted, runFloor, type CaseRunOptions } from "./run-case.js";
 import type { Tally } from "./tally.js";
+import { plannedTokens } from "./planned-tokens.js";
 
 export interface EvalOptions {
   configurations: Configuration[];
@@ -30,6 +31,8 @@ export interface EvalOptions {
   flags?: Settings;
   env?: NodeJS.ProcessEnv;
   onProgress?: (p: { case: string; index: number; of: number; configuration: string; step: string; tokens: number }) => void;
+  /** before the first request: about how many input tokens the run sends, and what they cost at the models' input prices (0: unknown) */
+  onPlan?: (p: { tokens: number; usd: number }) => void;
 }
 
 interface Prepared {
@@ -73,6 +76,7 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const workspace = join(o.dir, "workspace");
   mkdirSync(workspace, { recursive: true });
   const { hosts, judge } = await prepare(o, workspace);
+  o.onPlan?.(plan(o, hosts, workspace, judge !== undefined));
   let tokens = 0;
   let interrupted = false;
   let offline = false;
@@ -143,6 +147,24 @@ function framingIn(h: Prepared, workspace: string, model: string, summarizer: st
   } catch {
     return h.config.framing ?? "unknown";
   }
+}
+
+/** The run's input tokens, roughly (planned-tokens.ts), priced where the configuration names its model. */
+function plan(o: EvalOptions, hosts: readonly Prepared[], workspace: string, judge: boolean): { tokens: number; usd: number } {
+  let tokens = 0;
+  let usd = 0;
+  const asked = new Set<string | undefined>();
+  for (const h of hosts) {
+    const model = h.config.model ? h.host.modelAndProvider(h.config.model, workspace).model : undefined;
+    const settings = compactionSettings(h.host.settingsFor(workspace).settings.compaction ?? {});
+    // floor and ceiling once per answering model
+    const brackets = !asked.has(h.config.model);
+    asked.add(h.config.model);
+    const n = plannedTokens(o.cases.cases, { window: model?.contextWindow ?? 200_000, settings, judge, brackets });
+    tokens += n;
+    if (model) usd += (n / 1e6) * model.pricing.input;
+  }
+  return { tokens, usd };
 }
 
 async function runOne(run: CaseRunOptions, c: EvalCase, h: Prepared, brackets: Map<string, { floor?: Questioned; ceiling?: Questioned | { skipped: string } }>): Promise<{ report: CaseReport; offline: boolean }> {

@@ -113,9 +113,16 @@ test("--compare framing=conversation,transcript asks the same summarizer both wa
   const home = tempDir(t);
   writeSettings(home, { ...evalSettings(models.baseURL), model: "fake/keeper" });
   const out = join(home, "report.json");
-  const r = await runPith(["eval", "--case", CASES[0].name, "--compare", "framing=conversation,transcript", "--json", out], { home, cwd: home, timeoutMs: 60_000 });
+  const r = await runPith(["eval", "--case", CASES[0].name, "--model", "fake/keeper", "--compare", "framing=conversation,transcript", "--json", out], { home, cwd: home, timeoutMs: 60_000 });
   assert.equal(r.code, 0, show(r));
-  const [conversation, transcript] = readReport(out).configurations;
+  // said before the first request: about what it will send, priced at the named model's input price
+  const planned = /about ([\d.]+)(k|M) input tokens to send \(≈ \$([\d.]+) at the input price/.exec(r.stderr);
+  assert.ok(planned, r.stderr);
+  const report = readReport(out);
+  const sent = report.configurations.reduce((a, c) => a + c.cost.compactions.input + c.cost.probes.input + c.cost.brackets.input + c.cost.judge.input, 0);
+  const said = Number(planned[1]) * (planned[2] === "M" ? 1e6 : 1e3);
+  assert.ok(said > sent / 2 && said < sent * 2, `planned ${said}, sent ${sent}`);
+  const [conversation, transcript] = report.configurations;
   assert.deepEqual([conversation.framing, transcript.framing], ["conversation", "transcript"]);
   const bodies = models.requests.map((q) => JSON.stringify(q.body));
   assert.ok(bodies.some((b) => b.includes("The conversation is about to be compacted")), "a summary asked as the conversation");
