@@ -76,13 +76,13 @@ export async function runEval(o: EvalOptions): Promise<EvalReport> {
   const workspace = join(o.dir, "workspace");
   mkdirSync(workspace, { recursive: true });
   const { hosts, judge } = await prepare(o, workspace);
-  o.onPlan?.(plan(o, hosts, workspace, judge !== undefined));
   let tokens = 0;
   let interrupted = false;
   let offline = false;
   // floor and ceiling depend on the answering model only: asked once per model and case
   const brackets = new Map<string, { floor?: Questioned; ceiling?: Questioned | { skipped: string } }>();
   try {
+    o.onPlan?.(plan(o, hosts, workspace, judge !== undefined));
     const all = o.cases.cases;
     cases: for (const [index, c] of all.entries()) {
       for (const [i, h] of hosts.entries()) {
