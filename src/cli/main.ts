@@ -94,7 +94,8 @@ export async function main(argv: string[]): Promise<number> {
       const ask = trusted.permissionMode === "ask" || fromSettings;
       const asked = fromSettings ? `permissionMode "ask" in your settings (${join(pithHome(), "settings.json")})` : "--permission-mode ask";
       if (ask && (command === "--mode json" || !process.stdin.isTTY)) return usage(`${asked} needs a terminal to ask on${command === "--mode json" ? " (pith -p)" : ": stdin is not one"}; use --permission-mode auto or readonly`);
-      const run = { log, prompt, asker: ask ? (await import("./terminal-asker.js")).terminalAsker() : undefined, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
+      const canAsk = command === "--mode text" && process.stdin.isTTY === true;
+      const run = { log, prompt, asker: ask ? (await import("./terminal-asker.js")).terminalAsker() : undefined, canAsk, session: str("--session"), continueLast: has("--continue"), model: str("--model"), flags: trusted, store };
       return command === "--mode json" ? (await import("./json-mode.js")).runJsonMode(run) : (await import("./text-mode.js")).runTextMode(run);
     }
     case "acp":

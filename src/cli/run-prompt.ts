@@ -10,6 +10,7 @@ import { OFFLINE_HINT } from "../llm/demo-script.js";
 import { hostOrExit } from "./daemon.js";
 import { printError } from "./error-text.js";
 import { sessionFileOf } from "./session-ref.js";
+import { printErr } from "./terminal-out.js";
 import type { StoreConfig } from "./store-config.js";
 
 export interface PromptRunOptions {
@@ -27,6 +28,8 @@ export interface PromptRunOptions {
   cwd?: string;
   /** who answers the session's permission questions (--permission-mode ask on a terminal) */
   asker?: QuestionClient;
+  /** a terminal can answer them (-p with stdin a terminal): one is asked if the session itself asks */
+  canAsk?: boolean;
 }
 
 export interface RunOutcome {
@@ -84,9 +87,19 @@ export async function runPrompt(opts: PromptRunOptions, hooks: PromptRunHooks): 
     await host.shutdown();
     return undefined;
   }
+  // a session may ask by itself (its own mode, set on it): someone must be there to answer, as for the flag
+  let asker = opts.asker;
+  if (!asker && session.permissionMode === "ask") {
+    if (opts.canAsk) asker = (await import("./terminal-asker.js")).terminalAsker();
+    else {
+      printErr(`pith: session ${session.id.slice(0, 8)} asks before each change (its permission mode, set on the session, is ask) and nothing here can answer; run it with pith -p on a terminal, or with --permission-mode readonly\n`);
+      await host.shutdown();
+      return undefined;
+    }
+  }
   const outcome: RunOutcome = { sessionId: session.id, stopReason: "error", text: "", usage: {} };
   hooks.opened(session, session.getState().model.provider === "scripted", existing);
-  if (opts.asker) host.questions.join(session.id, opts.asker);
+  if (asker) host.questions.join(session.id, asker);
   const ended = new Promise<void>((resolve) => {
     session.subscribe((event) => {
       hooks.event(event);

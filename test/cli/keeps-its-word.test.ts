@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import "../support/fresh-dist.js"; // importing it builds dist/ when it is stale
 import { tempDir } from "../support/tmp.js";
+import { SessionFile } from "../../src/session/index.js";
+import { SESSION_SETTINGS_TYPE } from "../../src/session/types.js";
 import { BIN, runAsUser, userEnv } from "../support/user-run.js";
 
 type T = Parameters<typeof tempDir>[0];
@@ -90,6 +92,34 @@ test("permissionMode ask in the settings file is held to the same word: refused 
   assert.equal(auto.status, 0, auto.stderr);
   // on a terminal, the settings' ask asks, as the flag does
   const r = await onTerminal(["-p", "Tidy up the notes"], ["d", "d"], p);
+  assert.match(r.screen, /pith: allow write notes\.md\? \[a\]llow, al\[l\]ways, \[d\]eny: /, r.screen);
+});
+
+test("a session whose own permission mode is ask: refused at once without a terminal, readonly runs it, asked on one", { timeout: 60_000 }, async (t) => {
+  const p = places(t);
+  const made = await runAsUser(["-p", "hi"], p);
+  assert.equal(made.status, 0, made.stderr);
+  const [dir] = readdirSync(join(p.home, "sessions"));
+  const [name] = readdirSync(join(p.home, "sessions", dir));
+  const file = join(p.home, "sessions", dir, name);
+  // the mode set on the session (setPermissionMode, ACP's session/set_mode), as it is stored
+  const s = SessionFile.open(file);
+  s.appendBookkeeping(SESSION_SETTINGS_TYPE, { permissionMode: "ask" }, { sync: true });
+  s.close();
+  const id = /_([0-9a-f-]{36})\.jsonl$/.exec(name)![1];
+  const started = Date.now();
+  // one after the other: a session is open for writing in one process at a time
+  const text = await runAsUser(["-p", "--session", id, "Tidy up the notes"], p);
+  const json = await runAsUser(["--mode", "json", "--session", id, "Tidy up the notes"], p);
+  for (const r of [text, json]) {
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`pith: session ${id.slice(0, 8)} asks before each change \\(its permission mode, set on the session, is ask\\) and nothing here can answer; run it with pith -p on a terminal, or with --permission-mode readonly`));
+  }
+  assert.ok(Date.now() - started < 20_000, "refused at once, not after the questions' grace period");
+  assert.deepEqual(readdirSync(p.cwd), [], "nothing run");
+  const readonly = await runAsUser(["-p", "--permission-mode", "readonly", "--session", id, "hi"], p);
+  assert.equal(readonly.status, 0, readonly.stderr);
+  const r = await onTerminal(["-p", "--session", id, "Tidy up the notes"], ["d", "d"], p);
   assert.match(r.screen, /pith: allow write notes\.md\? \[a\]llow, al\[l\]ways, \[d\]eny: /, r.screen);
 });
 
