@@ -10,7 +10,7 @@ import { loadCaseFolder, shippedCases, type CaseSet } from "../eval/case-set.js"
 import type { Configuration, EvalReport } from "../eval/report.js";
 import { readBaseline } from "../eval/baseline.js";
 import { runEval } from "../eval/run-eval.js";
-import { formatReport } from "../eval/table.js";
+import { formatReport, tokens } from "../eval/table.js";
 import { printError } from "./error-text.js";
 import { clearStatus, printErr, printOut, printStatus } from "./terminal-out.js";
 
@@ -52,10 +52,6 @@ export function configurationsOf(o: Pick<EvalCommandOptions, "model" | "summariz
 function elapsed(ms: number): string {
   const s = Math.floor(ms / 1000);
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
-}
-
-function tokens(n: number): string {
-  return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 }
 
 /** The progress line: rewritten in place on a terminal, one line per case and configuration elsewhere. */

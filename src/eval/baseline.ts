@@ -3,7 +3,7 @@
 // making it the default: run once on the old code with --json, once on the new with --baseline.
 // The file is untrusted input: a regular file of bounded size, checked for the shape the table
 // reads, anything else named as what it is.
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { readRegularFileSync } from "../os/regular-file.js";
 import { z } from "zod";
 
 const MAX_BYTES = 256 * 1024 * 1024;
@@ -40,22 +40,10 @@ export interface Baseline {
 }
 
 export function readBaseline(file: string): Baseline | string {
-  let text: string;
-  try {
-    // O_NOFOLLOW | O_NONBLOCK: a link is refused and a FIFO is not waited on
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) return `--baseline ${file} is not a regular file`;
-      if (st.size > MAX_BYTES) return `--baseline ${file} is ${st.size} bytes, more than a report can be`;
-      text = readFileSync(fd, "utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    return e.code === "ENOENT" ? `--baseline: no such file: ${file}` : e.code === "ELOOP" ? `--baseline ${file} is a symbolic link` : `--baseline ${file}: ${e.message}`;
-  }
+  const read = readRegularFileSync(file, { maxBytes: MAX_BYTES, noFollow: true });
+  if (read.kind === "missing") return `--baseline: no such file: ${file}`;
+  if (read.kind === "skipped") return `--baseline ${file} ${read.why}`;
+  const text = read.bytes.toString("utf8");
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -3,8 +3,9 @@
 // side by side (NAME.jsonl and NAME.truth.json). A folder's files are untrusted: only regular
 // files (no symlink, FIFO or device), of bounded size, a truth that validates; a case that fails
 // is named with the reason and left out, and the others run.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, writeFileSync, constants } from "node:fs";
+import { lstatSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFileSync } from "../os/regular-file.js";
 import { generateCases } from "./cases/generate.js";
 import { Truth } from "./truth.js";
 
@@ -24,25 +25,13 @@ const MAX_SESSION_BYTES = 256 * 1024 * 1024;
 const MAX_TRUTH_BYTES = 4 * 1024 * 1024;
 const TRUTH = ".truth.json";
 
-/** A regular file's text, read through a descriptor opened without following a link; a string says what is wrong. */
+/** A case file's text, read as pith reads any file it did not write (src/os/regular-file.ts); else what is wrong. */
 function readRegular(path: string, max: number): string | { problem: string } {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return { problem: `${path} does not exist` };
-  }
-  if (st.isSymbolicLink()) return { problem: `${path} is a symbolic link (a case's files must be regular files)` };
-  if (!st.isFile()) return { problem: `${path} is not a regular file` };
-  if (st.size > max) return { problem: `${path} is ${st.size} bytes, more than the ${max} a case may have` };
-  // O_NOFOLLOW | O_NONBLOCK: a link or FIFO swapped in after the check is refused, not followed or waited on
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    if (!fstatSync(fd).isFile()) return { problem: `${path} is not a regular file` };
-    return readFileSync(fd, "utf8");
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegularFileSync(path, { maxBytes: max, noFollow: true });
+  if (read.kind === "read") return read.bytes.toString("utf8");
+  if (read.kind === "missing") return { problem: `${path} does not exist` };
+  if (read.why === "is a symbolic link") return { problem: `${path} is a symbolic link (a case's files must be regular files)` };
+  return { problem: read.why.startsWith("is a") ? `${path} is not a regular file (it ${read.why})` : `${path} ${read.why}` };
 }
 
 /** The cases of a folder: every NAME.truth.json with its NAME.jsonl, in name order. */

@@ -7,7 +7,7 @@ import { dimensionScores, judgedScores, type JudgedScores, type ProbeRecord, typ
 import { JUDGE_SYSTEM_PROMPT, judgedMean, judgePrompt, parseJudgment, type Judgment } from "./judge.js";
 import { deterministicProbes, judgeProbes, type Expected } from "./probes.js";
 import { scoreAnswer } from "./score.js";
-import { addUsageTo, emptyTally, type Tally } from "./tally.js";
+import { addUsageTo, emptyTally, tokensOf, type Tally } from "./tally.js";
 import type { Truth } from "./truth.js";
 
 /**
@@ -78,7 +78,7 @@ async function judgeAnswer(judge: Judge, question: string, reference: string, an
   };
   const reply = await askAside(judge.provider, request, signal);
   addUsageTo(cost, reply.usage);
-  spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
+  spent(tokensOf(reply.usage));
   if (reply.error) return { error: `the judge failed: ${reply.error}` };
   return parseJudgment(reply.text);
 }
@@ -94,7 +94,7 @@ export async function question(o: Asking, session: LiveSession, truth: Truth, la
     if (o.signal.aborted) throw o.signal.reason;
     const reply = await session.aside.ask(p.question, o.signal, PROBE_MAX_TOKENS);
     addUsageTo(probeCost, reply.usage);
-    o.spent(reply.usage.input + reply.usage.output + reply.usage.cacheRead + reply.usage.cacheWrite);
+    o.spent(tokensOf(reply.usage));
     o.progress(`${label}: probe ${++done}/${asked.length}`);
     const answer = reply.text.slice(0, MAX_ANSWER_CHARS);
     const base = { id: p.id, question: p.question, answer, ...(reply.toolCalls.length > 0 ? { toolCalls: reply.toolCalls } : {}), ...(reply.error ? { error: reply.error } : {}) };

@@ -6,7 +6,7 @@
 // only, so a comparison of summarizers or framings shares them.
 import { join } from "node:path";
 import { estimateMessageTokens } from "../compaction/estimate.js";
-import type { SummaryCost } from "../compaction/cost.js";
+import { addCost, type SummaryCost } from "../compaction/cost.js";
 import { ErrorCode } from "../host/host-error.js";
 import type { LiveSession } from "../host/live/live-session.js";
 import type { QuestionClient } from "../host/ports.js";
@@ -15,7 +15,7 @@ import type { StoredMessage } from "../messages/types.js";
 import type { EvalCase } from "./case-set.js";
 import { appendEntry, copyCase } from "./case-session.js";
 import { PROBE_MAX_TOKENS, question, type Asking, type Questioned } from "./questioning.js";
-import { addSummaryCost, emptyTally, type Tally } from "./tally.js";
+import { emptyTally, tokensOf, type Tally } from "./tally.js";
 
 /** After a compaction that could not free the context, how much it grows before the next try (a session's minSavingsFraction). */
 const MIN_GROWTH = 0.1;
@@ -78,9 +78,9 @@ async function compactOnce(o: CaseRunOptions, session: LiveSession, cost: Tally,
   try {
     if (o.signal.aborted) throw o.signal.reason;
     const r = await o.host.perform("compact", { sessionId: session.id }, (held) => session.compact(held));
-    addSummaryCost(cost, spent);
+    addCost(cost, spent);
     cost.requests++;
-    if (spent) o.spent(spent.input + spent.output + spent.cacheRead + spent.cacheWrite);
+    if (spent) o.spent(tokensOf(spent));
     return { reason, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, ...(r.fallback ? { fallback: r.fallback.reason } : {}) };
   } finally {
     o.signal.removeEventListener("abort", onAbort);

@@ -10,7 +10,8 @@ import type { Baseline } from "./baseline.js";
 
 const cell = (s: Spread | undefined, digits = 2) => (!s || s.n === 0 ? "—" : `${s.mean.toFixed(digits)} ± ${s.sd.toFixed(digits)}`);
 
-function tokens(n: number): string {
+/** A token count as the table and the progress line say it: 812, 12.3k, 1.25M. */
+export function tokens(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 }
 

@@ -5,18 +5,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { test } from "node:test";
+import { closedPort } from "../support/closed-port.js";
 import { BIN, daemonEnv, runPith, writeSettings } from "../support/daemon-client.js";
 import { tempDir } from "../support/tmp.js";
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function stage(t: Parameters<typeof tempDir>[0]) {
   const home = tempDir(t);

@@ -25,6 +25,21 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-background-networking", "--disable-gpu", "--no-first-run", "--disable-component-update", "--disable-sync"] });
 }
 
+/**
+ * A blank page with the web UI's transcript module (clients/web/src/transcript.ts, bundled as the
+ * global `PithTranscript`) and its stylesheet loaded, for tests that drive the transcript with
+ * events directly instead of through a daemon.
+ */
+export async function transcriptPage(browser: Browser): Promise<Page> {
+  const { build } = await import("esbuild");
+  const bundle = await build({ entryPoints: [join(repoRoot, "clients", "web", "src", "transcript.ts")], bundle: true, format: "iife", globalName: "PithTranscript", write: false, logLevel: "silent" });
+  const p = await browser.newPage();
+  await p.setContent('<link rel="icon" href="data:,"><div id="root"></div>');
+  await p.addStyleTag({ path: join(repoRoot, "clients", "web", "src", "app.css") });
+  await p.addScriptTag({ content: bundle.outputFiles[0].text });
+  return p;
+}
+
 export interface WebStage {
   fake: FakeAnthropic;
   daemon: ServeDaemon;

@@ -4,23 +4,13 @@
 // the events the daemon sent, shows one block for the failed prompt, updated in place by each
 // retry (not one per attempt, nor an error, a failed reply and a "run failed" beside it).
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
-import { join } from "node:path";
 import { test } from "node:test";
+import { closedPort } from "../support/closed-port.js";
 import { agentEnd, byType, startRpcDaemon, writeSettings } from "../support/daemon-client.js";
-import { repoRoot, tempDir } from "../support/tmp.js";
-import { launchChromium, webSkipReason } from "../support/web-harness.js";
+import { tempDir } from "../support/tmp.js";
+import { launchChromium, transcriptPage, webSkipReason } from "../support/web-harness.js";
 
 const skip = webSkipReason();
-
-/** A port nothing listens on (taken, then given back). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test("a provider that cannot be reached: named with its URL in every retry and the run's error; one block in the web transcript", { skip, timeout: 60_000 }, async (t) => {
   const home = tempDir(t);
@@ -47,13 +37,9 @@ test("a provider that cannot be reached: named with its URL in every retry and t
   assert.equal(error?.message, worded);
   assert.deepEqual((error?.data as { provider?: unknown }).provider, { name: "local", baseUrl });
 
-  const { build } = await import("esbuild");
-  const bundle = await build({ entryPoints: [join(repoRoot, "clients", "web", "src", "transcript.ts")], bundle: true, format: "iife", globalName: "PithTranscript", write: false, logLevel: "silent" });
   const browser = await launchChromium();
   try {
-    const p = await browser.newPage();
-    await p.setContent('<link rel="icon" href="data:,"><div id="root"></div>');
-    await p.addScriptTag({ content: bundle.outputFiles[0].text });
+    const p = await transcriptPage(browser);
     await p.evaluate(() => {
       type T = { el: HTMLElement; reset(m: unknown[]): void; apply(ev: unknown): void };
       const w = window as unknown as { PithTranscript: { Transcript: new () => T }; t: T };

@@ -3,22 +3,15 @@
 // line, not an error or a warning; a full context with automatic compaction off (-32021) is an
 // error that says what to do.
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { test } from "node:test";
-import { repoRoot } from "../support/tmp.js";
-import { launchChromium, webSkipReason } from "../support/web-harness.js";
+import { launchChromium, transcriptPage, webSkipReason } from "../support/web-harness.js";
 
 const skip = webSkipReason();
 
 test("compaction_skipped: a quiet line; -32021: an error notice with the sizes", { skip, timeout: 30_000 }, async () => {
-  const { build } = await import("esbuild");
-  const bundle = await build({ entryPoints: [join(repoRoot, "clients", "web", "src", "transcript.ts")], bundle: true, format: "iife", globalName: "PithTranscript", write: false, logLevel: "silent" });
   const browser = await launchChromium();
   try {
-    const p = await browser.newPage();
-    await p.setContent('<link rel="icon" href="data:,"><div id="root"></div>');
-    await p.addStyleTag({ path: join(repoRoot, "clients", "web", "src", "app.css") });
-    await p.addScriptTag({ content: bundle.outputFiles[0].text });
+    const p = await transcriptPage(browser);
     await p.evaluate(() => {
       type T = { el: HTMLElement; reset(m: unknown[]): void; apply(ev: unknown): void };
       const t = new (window as unknown as { PithTranscript: { Transcript: new () => T } }).PithTranscript.Transcript();

@@ -23,7 +23,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { PithClient, connectWebSocket } from "../../clients/ts/index.js";
 import { ensureWebBundle } from "../support/fresh-dist.js";
 import { NOTES_SCRIPT } from "../support/notes-script.js";
-import { launchChromium, NETWORK_SWITCH } from "../support/web-harness.js";
+import { launchChromium, NETWORK_SWITCH, transcriptPage } from "../support/web-harness.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const CHROMIUM = "/usr/bin/chromium";
@@ -476,20 +476,8 @@ test("a wrong token says it was refused; a missing one is asked for", { skip, ti
 
 test("transcript: retries count down, provider errors, failed attempts and a reply joined mid-stream", { skip, timeout: 15_000 }, async () => {
   // the demo has no transient errors: drive the transcript module with the events directly
-  const { build } = await import("esbuild");
-  const bundle = await build({
-    entryPoints: [join(repoRoot, "clients", "web", "src", "transcript.ts")],
-    bundle: true,
-    format: "iife",
-    globalName: "PithTranscript",
-    write: false,
-    logLevel: "silent",
-  });
-  const p = await browser.newPage();
+  const p = await transcriptPage(browser);
   try {
-    await p.setContent('<link rel="icon" href="data:,"><div id="root"></div>');
-    await p.addStyleTag({ path: join(repoRoot, "clients", "web", "src", "app.css") });
-    await p.addScriptTag({ content: bundle.outputFiles[0].text });
     await p.evaluate(() => {
       type T = {
         el: HTMLElement;
