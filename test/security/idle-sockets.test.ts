@@ -69,7 +69,11 @@ test(`${IDLE} idle sockets from the same address: the owner still initializes, c
   const t0 = performance.now();
   const idle = await openIdle(d.port, IDLE);
   t.after(() => idle.sockets.forEach((s) => s.destroy()));
-  await new Promise((r) => setTimeout(r, 200));
+  // the daemon closes the oldest as it accepts the newer ones; on a busy machine it may still be
+  // accepting (the kernel completes handshakes before the daemon accepts them): wait for it
+  const settle = Date.now() + 5_000; // well before the 10 s idle timeout, which would close them all anyway
+  do await new Promise((r) => setTimeout(r, 200));
+  while (idle.open() > 64 && Date.now() < settle);
   const during = fds();
   t.diagnostic(`${IDLE} idle sockets opened in ${(performance.now() - t0).toFixed(0)} ms; still open: ${idle.open()}; daemon fds ${baseline} before, ${during} during`);
   assert.ok(idle.open() <= 64, `at most 64 unauthenticated connections from one address are kept, ${idle.open()} are open`);
@@ -95,9 +99,11 @@ test(`${IDLE} idle sockets from the same address: the owner still initializes, c
   assert.equal(d.exit, null);
 });
 
-test("300 upgrade requests that never finish their headers, from 5 addresses: at most 256 are kept, all are closed within seconds", { timeout: 60_000 }, async (t) => {
+test("300 upgrade requests that never finish their headers, from 5 addresses: at most 256 are kept, all are closed within seconds", { timeout: 90_000 }, async (t) => {
   const home = tempDir(t);
   const d = await startServeDaemon(t, { home });
+  const fds = () => readdirSync(`/proc/${d.pid}/fd`).length;
+  const baseline = fds();
   const sockets: Socket[] = [];
   const closed = new Set<Socket>();
   t.after(() => sockets.forEach((s) => s.destroy()));
@@ -120,14 +126,24 @@ test("300 upgrade requests that never finish their headers, from 5 addresses: at
       }),
     );
   }
-  await new Promise((r) => setTimeout(r, 200));
+  const settle = Date.now() + 5_000; // well before the 10 s idle timeout, which would close them all anyway
+  do await new Promise((r) => setTimeout(r, 200));
+  while (sockets.length - closed.size > 256 && Date.now() < settle);
   const open = sockets.length - closed.size;
   t.diagnostic(`300 stalled upgrades from 5 addresses: ${open} kept`);
   assert.ok(open <= 256, `at most 256 unauthenticated connections in all, ${open} are open`);
+  assert.ok(fds() <= baseline + 256 + 8, `daemon fds ${fds()} (baseline ${baseline})`);
   // the owner gets in at once: its connection, the newest, makes the oldest stalled one go
   await (await d.connect(t)).initialize();
+  // the daemon's side is what counts: its descriptors go back to what an idle daemon holds
   const deadline = Date.now() + 20_000;
-  while (closed.size < sockets.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (fds() > baseline + 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  t.diagnostic(`daemon fds back to ${fds()} (baseline ${baseline} and the owner's one) ${(performance.now() - t0).toFixed(0)} ms after the first was opened`);
+  assert.ok(fds() <= baseline + 1, `daemon fds ${fds()} (baseline ${baseline})`);
+  // and every stalled client sees its close; a connection the kernel had queued but the daemon had
+  // not yet accepted on a busy machine is accepted late and gets its own 10 s
+  const clientDeadline = Date.now() + 30_000;
+  while (closed.size < sockets.length && Date.now() < clientDeadline) await new Promise((r) => setTimeout(r, 100));
   t.diagnostic(`all closed ${(performance.now() - t0).toFixed(0)} ms after the first was opened`);
   assert.equal(sockets.length - closed.size, 0);
 });
