@@ -33,6 +33,7 @@ import { findOnPath } from "./find-on-path.js";
 import { throwIfAborted } from "./fs-error-messages.js";
 import { spawnTracked } from "./reaper.js";
 import { SandboxRun } from "./sandbox-run.js";
+import { sessionMounts } from "./sandbox.js";
 import { toolEnvironment } from "./tool-env.js";
 import { MAX_BYTES, MAX_LINES, formatSize } from "./truncate.js";
 import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
@@ -100,7 +101,7 @@ function requireDirectory(cwd: string): void {
 /** The bubblewrap run the script goes through, where ctx asks for a sandbox. */
 function sandboxFor(ctx: ToolContext, script: string): SandboxRun | undefined {
   return ctx.sandbox
-    ? new SandboxRun(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell(), script)
+    ? new SandboxRun(ctx.sandbox, sessionMounts(ctx), shell(), script)
     : undefined;
 }
 
@@ -111,6 +112,7 @@ function spawnCommand(ctx: ToolContext, sandbox: SandboxRun | undefined, script:
     cwd: ctx.cwd,
     env: ctx.env ?? toolEnvironment(process.env),
     extraStdio: sandbox?.extraStdio,
+    passFds: sandbox?.passFds,
     beforeStart: sandbox && ((pid) => sandbox.beforeStart(pid)),
   });
 }

@@ -10,6 +10,7 @@
 // nothing is writable: a race can at worst show it what the model's bash could read anyway.
 import { findOnPath } from "./find-on-path.js";
 import { BWRAP, bwrapArgs, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
+import { PinnedDirs } from "./sandbox-pins.js";
 import { GrepCollector, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { killProcessGroup } from "./process-group.js";
@@ -74,6 +75,17 @@ export interface RipgrepRun {
   fileFd?: number;
 }
 
+/** rg in a read-only sandbox with no network; a file searched is its checked descriptor, fd 3. */
+function spawnSandboxed(run: RipgrepRun, sandbox: NonNullable<RipgrepRun["sandbox"]>, args: string[], cwd: string | undefined, fileFd: number | undefined) {
+  const pins = new PinnedDirs(fileFd === undefined ? 3 : 4);
+  try {
+    const argv = bwrapArgs({ ...sandbox.policy, mode: "readonly", network: "off" }, sandbox.mounts, [run.rg, ...args], {}, pins);
+    return spawnTracked(BWRAP, argv, { cwd, env: run.env, passFds: [...(fileFd === undefined ? [] : [fileFd]), ...pins.fds] });
+  } finally {
+    pins.close(); // the child has its own copies, or never started
+  }
+}
+
 /** Searches with ripgrep; resolves with what was collected (rejects RipgrepPatternError for a pattern it cannot read). */
 export function searchRipgrep(run: RipgrepRun): Promise<GrepCollected & { aborted?: boolean }> {
   const { req } = run;
@@ -88,13 +100,7 @@ export function searchRipgrep(run: RipgrepRun): Promise<GrepCollected & { aborte
   const sandboxedFile = run.sandbox !== undefined && run.isFile && run.fileFd !== undefined;
   if (run.isFile) args.push("--", sandboxedFile ? "/dev/fd/3" : (run.rootFile ?? req.root));
   const cwd = run.isFile ? undefined : (run.rootDir ?? req.root);
-  const child = run.sandbox
-    ? spawnTracked(BWRAP, bwrapArgs({ ...run.sandbox.policy, mode: "readonly", network: "off" }, run.sandbox.mounts, [run.rg, ...args]), {
-        cwd,
-        env: run.env,
-        ...(sandboxedFile ? { passFd: run.fileFd } : {}),
-      })
-    : spawnTracked(run.rg, args, { cwd, env: run.env });
+  const child = run.sandbox ? spawnSandboxed(run, run.sandbox, args, cwd, sandboxedFile ? run.fileFd : undefined) : spawnTracked(run.rg, args, { cwd, env: run.env });
   const out = new GrepCollector(req.limit);
 
   return new Promise((resolve, reject) => {

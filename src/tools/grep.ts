@@ -15,7 +15,7 @@ import { grepResult, type GrepCollected } from "./grep-output.js";
 import type { GrepRequest } from "./grep-js.js";
 import { findRipgrep, RipgrepPatternError, searchRipgrep } from "./grep-rg.js";
 import { deniedInside, resolvePath } from "./paths.js";
-import { sandboxAvailable, withRuntimeDirs, type SandboxMounts } from "./sandbox.js";
+import { sandboxAvailable, sessionMounts, withRuntimeDirs, type SandboxMounts } from "./sandbox.js";
 import { MAX_MATCH_LINE_CHARS } from "./truncate.js";
 import { ToolError, type ToolContext, type ToolOutput } from "./types.js";
 import { zodTool } from "./zod-tool.js";
@@ -85,7 +85,7 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
     context: params.context ?? 0,
     limit,
     skip: info.isDirectory() ? deniedInside(real, ctx.deniedPaths) : [],
-    policy: { cwd: ctx.cwd, allowOutsideCwd: ctx.allowOutsideCwd, deniedPaths: ctx.deniedPaths, readOnlyPaths: ctx.readOnlyPaths, tempDir: ctx.tempDir },
+    policy: { cwd: ctx.cwd, realCwd: ctx.realCwd, allowOutsideCwd: ctx.allowOutsideCwd, deniedPaths: ctx.deniedPaths, readOnlyPaths: ctx.readOnlyPaths, tempDir: ctx.tempDir },
   };
   const engine = options.engine ?? ((process.env.PITH_GREP_ENGINE as GrepEngine | undefined) || "auto");
   // a sandboxed session whose sandbox cannot run here: the JavaScript engine, which opens
@@ -129,11 +129,8 @@ export async function runGrep(params: GrepParams, ctx: ToolContext, options: Gre
  */
 function ripgrepMounts(ctx: ToolContext, rootReal: string, isDirectory: boolean): SandboxMounts {
   return withRuntimeDirs({
-    cwd: ctx.cwd,
-    ...(isDirectory ? { chdir: rootReal } : {}),
-    hidden: ctx.deniedPaths ?? [],
-    readOnly: ctx.readOnlyPaths ?? [],
-    ...(isDirectory ? { shown: [rootReal] } : {}),
+    ...sessionMounts(ctx),
+    ...(isDirectory ? { chdir: rootReal, shown: [rootReal] } : {}),
   });
 }
 

@@ -30,7 +30,7 @@ export interface ResolvedPath {
 
 export type PathAccess = "read" | "write";
 
-export type PathPolicy = Pick<ToolContext, "cwd" | "allowOutsideCwd" | "deniedPaths" | "readOnlyPaths" | "tempDir">;
+export type PathPolicy = Pick<ToolContext, "cwd" | "realCwd" | "allowOutsideCwd" | "deniedPaths" | "readOnlyPaths" | "tempDir">;
 
 /** Resolves `input` against ctx.cwd and enforces confinement; throws ToolError on an escape. */
 export async function resolvePath(input: string, ctx: PathPolicy, access: PathAccess = "read"): Promise<ResolvedPath> {
@@ -50,7 +50,8 @@ export interface PolicyRoots {
 }
 
 export async function policyRoots(ctx: PathPolicy): Promise<PolicyRoots> {
-  const realCwd = await realpathLoose(resolve(ctx.cwd));
+  // the session's, fixed when it went live: a link put on the cwd's path since leads nowhere new
+  const realCwd = ctx.realCwd ?? (await realpathLoose(resolve(ctx.cwd)));
   const realTemp = ctx.tempDir === undefined ? undefined : await realpath(ctx.tempDir).catch(() => undefined);
   return { realCwd, realTemp };
 }

@@ -113,8 +113,8 @@ const GATE_KEEPING_STDIN = ["/bin/sh", "-c", 'read -r go && exec "$@"', "pith-ga
 export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detached"> {
   /** more pipes after stdin, stdout and stderr (fds 3, 4, ...: the sandbox's handshake) */
   extraStdio?: number;
-  /** an open descriptor the command gets as fd 3 (instead of extraStdio's pipes): a checked file */
-  passFd?: number;
+  /** open descriptors the command gets after extraStdio's pipes: a checked file, checked directories */
+  passFds?: readonly number[];
   /** runs with the gate's pid before the gate opens (e.g. to put it in a cgroup) */
   beforeStart?: (pid: number) => void;
   /** the command reads the daemon's pipe as its stdin (an MCP server), instead of end-of-file */
@@ -129,9 +129,9 @@ export interface TrackedSpawnOptions extends Omit<SpawnOptions, "stdio" | "detac
  * closed unopened and the error is thrown. With keepStdin the stdin pipe stays the command's.
  */
 export function spawnTracked(file: string, args: readonly string[], options: TrackedSpawnOptions): ChildProcessWithoutNullStreams {
-  const { extraStdio = 0, passFd, beforeStart, keepStdin = false, ...spawnOptions } = options;
+  const { extraStdio = 0, passFds = [], beforeStart, keepStdin = false, ...spawnOptions } = options;
   const [gate, ...gateArgs] = keepStdin ? GATE_KEEPING_STDIN : GATE;
-  const extra: ("pipe" | number)[] = passFd !== undefined ? [passFd] : Array<"pipe">(extraStdio).fill("pipe");
+  const extra: ("pipe" | number)[] = [...Array<"pipe">(extraStdio).fill("pipe"), ...passFds];
   const stdio = ["pipe", "pipe", "pipe", ...extra] as const;
   const child = spawn(gate, [...gateArgs, file, ...args], { ...spawnOptions, detached: true, stdio: [...stdio] }) as ChildProcessWithoutNullStreams;
   child.stdin.on("error", () => undefined); // a command that failed to start

@@ -16,11 +16,14 @@
 //     hidden folder (resolv.conf under /run) is shown again after them, and a session whose cwd
 //     lies inside a hidden folder (the offline demo's project) gets its own tree back, nothing
 //     else of that folder.
-// Between the check and bwrap's mount a concurrent process (another session's command in the same
-// cwd) could still swap a checked directory for a link: the hidden folders stay hidden whatever
-// it does, since they are mounted last (see docs/security.md for what is left).
+// Between the check and bwrap's mount a concurrent process (another session's command in the
+// parent directory) could still swap a checked directory for a link. Every bind bash and grep
+// make is therefore of a descriptor opened at the check (sandbox-pins.ts, also in an editor's
+// terminal), so bwrap binds the directory that was checked or stops; and the hidden folders stay
+// hidden whatever happens, since they are mounted last (docs/security.md).
 import { lstatSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname, isAbsolute, normalize, relative, resolve, sep } from "node:path";
+import type { PinnedDirs } from "./sandbox-pins.js";
 import { tmpfsSizes } from "./sandbox-tmpfs.js";
 
 /**
@@ -29,6 +32,12 @@ import { tmpfsSizes } from "./sandbox-tmpfs.js";
  */
 export interface SandboxMounts {
   cwd: string;
+  /**
+   * The cwd's real path when the session went live. A link put on its path since (a sibling
+   * session's `mv sub x; ln -s ~/.ssh sub`) would otherwise make the sandbox bind where it now
+   * leads, writable: the command is refused instead.
+   */
+  realCwd?: string;
   /** where the command starts (default: cwd) */
   chdir?: string;
   /** hidden behind an empty tmpfs after every other mount (pith's home and sessions, runtime dirs) */
@@ -149,13 +158,30 @@ function realCwd(cwd: string): string {
   return real;
 }
 
+function throwError(err: Error): never {
+  throw err;
+}
+
+/** bwrap's options binding a checked directory onto itself: by descriptor where `pins` is given. */
+function binder(pins: PinnedDirs | undefined): (dir: string, writable: boolean) => string[] | undefined {
+  return pins ? (dir, writable) => pins.bind(dir, writable) : (dir, writable) => [writable ? "--bind" : "--ro-bind", dir, dir];
+}
+
+const changed = (path: string) => new Error(`${path} changed while the sandbox was being set up (it is no longer the directory that was checked)`);
+
 /**
- * The mounts after the read-only root, in the order bwrap must apply them. Throws when
- * the cwd is not a directory, or lies inside a hidden folder other than as itself unchanged.
+ * The mounts after the read-only root, in the order bwrap must apply them. With `pins`, each
+ * bind is of a descriptor opened now (the caller passes `pins.fds` to bwrap and closes them once
+ * it has started). Throws when the cwd is not a directory, lies inside a hidden folder other
+ * than as itself unchanged, or it or a read-only folder changes under the check.
  */
-export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[] {
+export function mountArgs(policy: MountPolicy, mounts: SandboxMounts, pins?: PinnedDirs): MountOp[] {
+  const bind = binder(pins);
   const writable = policy.mode === "workspace-write";
   const cwd = realCwd(mounts.cwd);
+  if (mounts.realCwd !== undefined && cwd !== mounts.realCwd) {
+    throw new Error(`the working directory ${mounts.cwd} now leads to ${cwd}, not to ${mounts.realCwd} as when the session started (a link was put on its path); start a new session to work there`);
+  }
   const hidden = hiddenDirs(mounts.hidden);
   const hiddenOps = hidden.map((p) => ({ path: p, args: ["--tmpfs", p] }));
   const around = hidden.filter((h) => isInside(h, cwd));
@@ -171,12 +197,17 @@ export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[]
   if (writable) {
     // checked when the session started (tool-policy.ts) and again now: one that became a link or
     // went away is left out rather than bound through
-    for (const root of policy.writableRoots) if (pathKind(root) === "directory") ops.push({ path: root, args: ["--bind", root, root] });
+    for (const root of policy.writableRoots) {
+      const args = pathKind(root) === "directory" ? bind(root, true) : undefined;
+      if (args) ops.push({ path: root, args });
+    }
   }
-  ops.push({ path: cwd, args: [writable ? "--bind" : "--ro-bind", cwd, cwd] });
+  const cwdArgs = bind(cwd, writable);
+  if (!cwdArgs) throw changed(mounts.cwd);
+  ops.push({ path: cwd, args: cwdArgs });
   for (const p of mounts.readOnly) {
     const kind = pathKind(p);
-    if (kind === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
+    if (kind === "directory") ops.push({ path: p, args: bind(p, false) ?? throwError(changed(p)) });
     // missing in a writable cwd: an empty read-only folder, so nothing can be made there (bwrap
     // makes its mount point in the project: removed again once no command needs it)
     else if (kind === "missing" && writable && strictlyInside(cwd, p) && pathKind(dirname(p)) === "directory") {
@@ -185,7 +216,10 @@ export function mountArgs(policy: MountPolicy, mounts: SandboxMounts): MountOp[]
     }
   }
   // directories the caller opened and checked (grep's root), where the cwd does not show them
-  for (const p of mounts.shown ?? []) if (!isInside(cwd, p) && pathKind(p) === "directory") ops.push({ path: p, args: ["--ro-bind", p, p] });
+  for (const p of mounts.shown ?? []) {
+    const args = !isInside(cwd, p) && pathKind(p) === "directory" ? bind(p, false) : undefined;
+    if (args) ops.push({ path: p, args });
+  }
 
   const ownTree = around.length > 0 ? ops.filter((o) => isInside(cwd, o.path)) : [];
   const out = [...byDepth(ops.filter((o) => !ownTree.includes(o))), ...byDepth(hiddenOps)];

@@ -2,6 +2,7 @@
 // filter; for an isolated network, the pid report and the start gate), the command's cgroup,
 // slirp4netns, and a watch for the limits. bash.ts spawns the process and asks this for:
 //   extraStdio   how many descriptors past stdin/stdout/stderr the spawn must open (3, 4, 5);
+//   passFds      the checked directories' descriptors the spawn hands on after them (bwrap binds those);
 //   beforeStart  run with the gate's pid before the command starts (joins the cgroup);
 //   start        run once spawned: feeds the filter, sets up the network, watches the limits;
 //   finish       once the command is gone: the limit it went past (if any); cleans up.
@@ -9,6 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { releasePlaceholders } from "./sandbox-mounts.js";
+import { PinnedDirs } from "./sandbox-pins.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { seccompFilter } from "./seccomp.js";
@@ -28,6 +30,7 @@ export class SandboxRun {
   readonly extraStdio: number;
   private readonly filter = seccompFilter();
   private readonly fds: SandboxFds;
+  private readonly pins: PinnedDirs;
   private readonly cgroup: CommandCgroup | undefined;
   private net?: SandboxNet;
   private watch?: NodeJS.Timeout;
@@ -47,14 +50,21 @@ export class SandboxRun {
     const root = process.getuid?.() === 0;
     this.fds = { ...(this.filter ? { seccomp: 3 } : {}), ...(isolated ? { info: 4, block: 5, rootInNamespace: !root } : {}) };
     this.extraStdio = isolated ? 3 : this.filter ? 1 : 0;
+    this.pins = new PinnedDirs(3 + this.extraStdio);
     const limited = CLOSE_DESCRIPTORS + (this.cgroup ? "" : rlimitPrefix(policy.limits)) + script;
     try {
-      this.args = bwrapArgs(policy, withRuntimeDirs(mounts), [shell, "-c", limited], this.fds);
+      this.args = bwrapArgs(policy, withRuntimeDirs(mounts), [shell, "-c", limited], this.fds, this.pins);
     } catch (err) {
-      // the mounts cannot be built (the cwd is gone): no cgroup is left behind
+      // the mounts cannot be built (the cwd is gone): no cgroup or descriptor is left behind
+      this.pins.close();
       void this.cgroup?.remove().catch(() => {});
       throw err;
     }
+  }
+
+  /** The descriptors of the directories bwrap binds, for the spawn after the extra pipes. */
+  get passFds(): readonly number[] {
+    return this.pins.fds;
   }
 
   beforeStart(pid: number): void {
@@ -63,6 +73,7 @@ export class SandboxRun {
 
   /** `onLimit` is called once if the command goes past a limit (the caller kills it). */
   start(child: ChildProcess, onLimit: (hit: LimitHit) => void): void {
+    this.pins.close(); // the child has its own copies
     const fd = (n: number | undefined) => (n === undefined ? undefined : ((child.stdio[n] ?? undefined) as (Readable & Writable) | undefined));
     const seccomp = fd(this.fds.seccomp);
     seccomp?.on("error", () => {});
@@ -105,6 +116,7 @@ export class SandboxRun {
     clearInterval(this.watch);
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
+    this.pins.close();
     releasePlaceholders(this.args);
     await this.cgroup?.remove();
     return this.hit;

@@ -11,6 +11,9 @@
 //            network up. Anything else (end-of-file: the daemon went away first) and the shell
 //            exits without running the command. (bwrap's own --block-fd would start the command
 //            on end-of-file.) The shell then closes 3, 4 and 5: the command keeps none of them;
+//   6-9      the directories bwrap binds (--bind-fd), opened by the launcher from the daemon's own
+//            descriptors of them (/proc/<daemon pid>/fd/N: the open directory, not a path), so a
+//            directory swapped for a link after pith checked it is not what gets bound (sandbox-pins.ts);
 //   cgroup   the launcher writes its own pid into the command's cgroup.procs files before it
 //            becomes bwrap (the gate's job under pith's spawn). Where it may not (the editor's
 //            process cannot always be moved into pith's cgroup), the command gets the rlimits that
@@ -27,6 +30,7 @@ import { killProcessGroup, signalGroup } from "./process-group.js";
 import { reaper } from "./reaper.js";
 import { BWRAP, bwrapArgs, withRuntimeDirs, type SandboxFds, type SandboxMounts, type SandboxPolicy } from "./sandbox.js";
 import { releasePlaceholders } from "./sandbox-mounts.js";
+import { PinnedDirs } from "./sandbox-pins.js";
 import { commandCgroup, rlimitPrefix, watchCgroup, type CommandCgroup, type LimitHit } from "./sandbox-cgroup.js";
 import { attachNetwork, type SandboxNet } from "./sandbox-net.js";
 import { CLOSE_DESCRIPTORS } from "./sandbox-run.js";
@@ -34,6 +38,9 @@ import { seccompFilter } from "./seccomp.js";
 
 /** The command's shell waits for pith's "go" on 5, then closes the handshake's descriptors. */
 const GATE = `read -r go <&5 && [ "$go" = go ] || { echo "pith: the command was not started (pith went away before its sandbox was ready)" >&2; exit 125; }; exec 3<&- 4>&- 5<&-; `;
+
+/** The launcher (a /bin/sh, maybe dash) hands on descriptors up to 9: the directories get 6-9. */
+const FIRST_PIN = 6;
 
 /** How often the pid report is looked for (it comes as soon as the editor starts the launcher). */
 const POLL_MS = 10;
@@ -47,6 +54,7 @@ export class TerminalSandbox {
   readonly redirections: string;
   private readonly cgroup: CommandCgroup | undefined;
   private readonly isolated: boolean;
+  private readonly pins = new PinnedDirs(FIRST_PIN, 9);
   private blockFd?: number;
   private pid?: number;
   private net?: SandboxNet;
@@ -76,16 +84,19 @@ export class TerminalSandbox {
     if (fifo.error || fifo.status !== 0) throw new Error(`mkfifo failed${fifo.error ? `: ${fifo.error.message}` : ""}`);
     // read-write: opening never waits for a reader, and the gate's read waits for our "go"
     this.blockFd = openSync(join(dir, "block"), constants.O_RDWR);
-    this.redirections = `${filter ? '3<"$d/seccomp" ' : ""}4>"$d/info" 5<"$d/block"`;
     this.cgroup = commandCgroup(policy.limits);
     this.procsFiles = this.cgroup?.procsFiles ?? [];
     const all = withRuntimeDirs(mounts);
     // $1 is the launcher's word: "cgroup" (joined) or "rlimit" (not: the same limits as where no cgroup can be made)
     const gated = `${GATE}${CLOSE_DESCRIPTORS}if [ "$1" = rlimit ]; then ${rlimitPrefix(policy.limits)}fi; shift; ${script}`;
     try {
-      this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds)];
+      this.argv = [BWRAP, ...bwrapArgs(policy, all, [shell, "-c", gated, shell], fds, this.pins)];
+      // the checked directories, opened again from the daemon's descriptors (numbers only: no caller data)
+      const pinned = this.pins.fds.map((fd, i) => ` ${FIRST_PIN + i}<"/proc/${process.pid}/fd/${fd}"`).join("");
+      this.redirections = `${filter ? '3<"$d/seccomp" ' : ""}4>"$d/info" 5<"$d/block"${pinned}`;
     } catch (err) {
       // the mounts cannot be built (the cwd is gone): nothing is left open or behind
+      this.pins.close();
       this.closeBlock();
       void this.cgroup?.remove().catch(() => {});
       throw err;
@@ -103,6 +114,8 @@ export class TerminalSandbox {
         return;
       }
       this.pid = Number(m[1]);
+      // bwrap is running: the launcher opened its copies of the directories before it became bwrap
+      this.pins.close();
       reaper.track(this.pid);
       if (!this.isolated) return this.release();
       this.net = attachNetwork(this.pid);
@@ -136,6 +149,7 @@ export class TerminalSandbox {
     this.hit ??= this.cgroup?.hit();
     this.net?.stop();
     this.closeBlock();
+    this.pins.close();
     const gone = this.pid === undefined || !signalGroup(this.pid, 0);
     if (this.pid !== undefined && gone) reaper.untrack(this.pid);
     // a sandbox still alive keeps its placeholders (removing a mount point unmounts it there too)

@@ -25,6 +25,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import { isAbsolute, sep } from "node:path";
 import type { SandboxMode } from "../../protocol/settings.js";
 import { mountArgs, type SandboxMounts } from "./sandbox-mounts.js";
+import type { PinnedDirs } from "./sandbox-pins.js";
 import { tmpfsSizes } from "./sandbox-tmpfs.js";
 
 /**
@@ -108,11 +109,12 @@ export function sandboxAvailable(): { ok: true } | { ok: false; reason: string }
 /**
  * bwrap's arguments for running `command` in the sandbox. The mounts (sandbox-mounts.ts) are
  * decided from paths checked now, in the order they apply: parent before child, so a cwd inside
- * /tmp is bound after the private /tmp, and pith's hidden folders after everything else. Throws
- * when the cwd cannot be shown (not a directory, or inside a folder the sandbox hides).
+ * /tmp is bound after the private /tmp, and pith's hidden folders after everything else; with
+ * `pins`, each bind is of a descriptor opened now, which the spawn must hand bwrap (pins.fds).
+ * Throws when the cwd cannot be shown (not a directory, or inside a folder the sandbox hides).
  */
-export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}): string[] {
-  const ops = mountArgs(policy, mounts);
+export function bwrapArgs(policy: SandboxPolicy, mounts: SandboxMounts, command: readonly string[], fds: SandboxFds = {}, pins?: PinnedDirs): string[] {
+  const ops = mountArgs(policy, mounts, pins);
   const sizes = tmpfsSizes(policy.limits.tmpMB);
   return [
     "--ro-bind", "/", "/",
@@ -156,6 +158,19 @@ function runtimeMounts(env: NodeJS.ProcessEnv = process.env): { hidden: string[]
   const resolv = real("/etc/resolv.conf");
   if (hidden.some((h) => resolv.startsWith(h + sep))) readOnly.push(resolv);
   return { hidden, readOnly };
+}
+
+/** What of a tool context (types.ts ToolContext, not imported: it imports this file) the sandbox's view comes from. */
+interface SessionPaths {
+  cwd: string;
+  realCwd?: string;
+  deniedPaths?: readonly string[];
+  readOnlyPaths?: readonly string[];
+}
+
+/** The session's view of the file system, from its tool context: what bash's sandbox mounts. */
+export function sessionMounts(ctx: SessionPaths): SandboxMounts {
+  return { cwd: ctx.cwd, ...(ctx.realCwd !== undefined ? { realCwd: ctx.realCwd } : {}), hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] };
 }
 
 /** A session's view plus the host's runtime dirs, hidden, and what must stay visible in them. */

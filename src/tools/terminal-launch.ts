@@ -19,6 +19,7 @@ import { join } from "node:path";
 import type { TerminalRequest } from "./editor-ports.js";
 import { findOnPath } from "./find-on-path.js";
 import { TerminalSandbox } from "./sandbox-terminal.js";
+import { sessionMounts } from "./sandbox.js";
 import { toolEnvironment } from "./tool-env.js";
 import type { ToolContext } from "./types.js";
 
@@ -66,7 +67,7 @@ export function terminalLaunch(ctx: ToolContext, shell: string, script: string, 
       ...(outputLimit !== undefined && Number.isFinite(outputLimit) ? { outputByteLimit: outputLimit } : {}),
     });
     if (!ctx.sandbox) return { request: request([PLAIN, "pith-launch", dir, envBin, shell, "-c", script]), cleanup };
-    const sandbox = new TerminalSandbox(ctx.sandbox, { cwd: ctx.cwd, hidden: ctx.deniedPaths ?? [], readOnly: ctx.readOnlyPaths ?? [] }, shell, script, dir);
+    const sandbox = new TerminalSandbox(ctx.sandbox, sessionMounts(ctx), shell, script, dir);
     const args = [sandboxed(sandbox.redirections), "pith-launch", dir, envBin, String(sandbox.procsFiles.length), ...sandbox.procsFiles, ...sandbox.argv];
     return { request: request(args), sandbox, cleanup };
   } catch (err) {

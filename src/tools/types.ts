@@ -9,6 +9,11 @@ import type { SandboxPolicy } from "./sandbox.js";
 export interface ToolContext {
   /** the session's working directory (absolute) */
   cwd: string;
+  /**
+   * its real path when the session went live (where it existed): the tools stay confined to
+   * that directory, and bash's sandbox refuses to run where the cwd leads elsewhere since
+   */
+  realCwd?: string;
   /** aborts the call: a tool stops at once (bash kills its whole process group) */
   signal: AbortSignal;
   /** allow paths outside cwd (session setting); off by default */

@@ -87,6 +87,9 @@ test("terminal advertised, sandboxed session: terminal/create runs bwrap with pi
   assert.deepEqual(sandboxed.slice(0, 4), ["bwrap", "--ro-bind", "/", "/"]);
   for (const flag of ["--unshare-pid", "--die-with-parent", "--unshare-net", "--new-session", "--info-fd"]) assert.ok(sandboxed.includes(flag), flag);
   assert.ok(sandboxed.at(-2)?.endsWith(command), "the model's command runs inside, last");
+  // the cwd is bound by a descriptor the launcher opens from the daemon's own (sandbox-pins.ts)
+  assert.deepEqual(sandboxed.slice(sandboxed.indexOf("--bind-fd"), sandboxed.indexOf("--bind-fd") + 3), ["--bind-fd", "6", cwd]);
+  assert.match(args[1], /6<"\/proc\/\d+\/fd\/\d+"/, "the launcher opens it");
   const env = Object.fromEntries((create.env ?? []).map((v) => [v.name, v.value]));
   assert.ok(env.PATH, "the allow-listed environment goes with the request");
   assert.equal(env.ANTHROPIC_API_KEY, undefined, "pith's key is not in it");

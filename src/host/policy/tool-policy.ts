@@ -22,7 +22,7 @@ export { removeSessionTempDir } from "./session-temp.js";
 export type SandboxSetting = SandboxMode;
 
 /** The tool context fields a session fixes (cwd, signal and callbacks come per call). */
-export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "allowOutsideCwd" | "sandbox" | "tempDir" | "editor">;
+export type ToolPolicy = Required<Pick<ToolContext, "deniedPaths" | "readOnlyPaths" | "env" | "maxOutputBytes">> & Pick<ToolContext, "realCwd" | "allowOutsideCwd" | "sandbox" | "tempDir" | "editor">;
 
 /**
  * A session's tools see the editor of whichever client serves the session at the time of each
@@ -141,6 +141,8 @@ export function toolPolicy(input: ToolPolicyInput): ToolPolicy & { sandboxMode: 
           limits: { processes: limits.processes, memoryMB: limits.memoryMB, tmpMB: limits.tmpMB },
         };
   return {
+    // where the cwd exists: one made later has no real path to hold to yet
+    ...(pathKind(cwd) === "directory" ? { realCwd: cwd } : {}),
     allowOutsideCwd: settings.allowOutsideCwd ?? false,
     deniedPaths,
     readOnlyPaths: protectedPaths(cwd),
