@@ -3,7 +3,6 @@
 // closing, or SIGTERM, ends it after the sessions are closed (runs aborted and stored as aborted,
 // files synced, locks released), within a few seconds even if something hangs.
 import * as acp from "@agentclientprotocol/sdk";
-import { Writable } from "node:stream";
 import { format } from "node:util";
 import type { Logger } from "pino";
 import { acpAgent } from "../acp/acp-agent.js";
@@ -11,6 +10,7 @@ import { initializeInOrder } from "../acp/initialize-order.js";
 import type { Settings } from "../host/policy/settings.js";
 import { hostOrExit } from "./daemon.js";
 import { boundedAcpInput, SDK_MAX_MESSAGE_BYTES } from "./acp-stdin.js";
+import { boundedAcpOutput } from "./acp-stdout.js";
 import type { StoreConfig } from "./store-config.js";
 
 const SHUTDOWN_LIMIT_MS = 4_000;
@@ -31,7 +31,10 @@ export async function runAcpMode(opts: AcpModeOptions): Promise<number> {
   // stdin through a bounded line reader (acp-stdin.ts): an oversize message is answered, not fatal.
   // Its answer is one whole line on process.stdout, where the SDK also writes whole lines.
   const input = boundedAcpInput(process.stdin, { log, answer: (line) => process.stdout.write(`${line}\n`) });
-  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, input, { maxMessageBytes: SDK_MAX_MESSAGE_BYTES });
+  // an editor that stops reading: the output stdout still buffers for it would keep the process
+  // alive for as long as it holds the pipe open, so the process exits once the sessions are closed
+  const output = boundedAcpOutput(process.stdout, { log, onAbandoned: () => void shutdown("the editor is not reading its output").then((code) => process.exit(code)) });
+  const stream = acp.ndJsonStream(output, input, { maxMessageBytes: SDK_MAX_MESSAGE_BYTES });
   // requests pipelined behind initialize wait for its answer instead of being refused
   const connection = acpAgent(host, log).connect(initializeInOrder(stream));
   let stopping: Promise<number> | undefined;

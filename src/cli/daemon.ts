@@ -102,6 +102,9 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
       await stdio.flushed();
       stdio.close();
       process.stdin.destroy();
+      // a client that stopped reading: the output stdout still buffers for it would keep the
+      // process alive for as long as the client holds the pipe open
+      if (stdio.abandoned) process.exit(code);
     }
     done(code);
   };

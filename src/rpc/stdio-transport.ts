@@ -28,6 +28,8 @@ export { MAX_BATCH_CHARS } from "./ordered-writer.js";
 export interface StdioOptions {
   /** longest accepted line in bytes, without LF / trailing CR; default 64 MiB */
   maxLineBytes?: number;
+  /** output the reader may leave unread before it counts as gone (ordered-writer.ts); default 128 MiB */
+  maxPendingChars?: number;
   logger?: Logger;
 }
 
@@ -35,6 +37,8 @@ export interface StdioConnection extends Connection {
   readonly kind: "stdio";
   /** resolves when every message given to send() has been handed to the output (or output failed) */
   flushed(): Promise<void>;
+  /** the reader left too much output unread (ordered-writer.ts): what is buffered for it is never read */
+  readonly abandoned: boolean;
 }
 
 let nextId = 0;
@@ -111,6 +115,7 @@ export function stdioConnection(input: NodeJS.ReadableStream, output: NodeJS.Wri
     },
     log,
     id,
+    opts.maxPendingChars,
   );
   let sendClosed = false; // close() was called: later sends are dropped
 
@@ -129,5 +134,8 @@ export function stdioConnection(input: NodeJS.ReadableStream, output: NodeJS.Wri
     onOversize: (handler) => core.onOversize(handler),
     onClose: (handler) => core.onClose(handler),
     flushed: () => writer.flushed(),
+    get abandoned() {
+      return writer.abandoned;
+    },
   };
 }

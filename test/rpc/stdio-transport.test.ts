@@ -142,6 +142,27 @@ test("send writes message + LF and nothing else; order kept under backpressure",
   assert.ok(maxBuffered <= 64 + 2 * MAX_BATCH_CHARS + longest, `buffered ${maxBuffered}`);
 });
 
+test("a reader that stops reading: past maxPendingChars unread the connection closes, once, and holds no more", { timeout: 5000 }, async () => {
+  const stalled = new Writable({
+    highWaterMark: 64,
+    write() {
+      // never calls back: the reader has stopped
+    },
+  });
+  const conn = stdioConnection(new PassThrough(), stalled, { maxPendingChars: 200_000 });
+  let closed = 0;
+  conn.onClose(() => closed++);
+  const message = JSON.stringify({ jsonrpc: "2.0", method: "n", params: { pad: "x".repeat(10_000) } });
+  for (let i = 0; i < 100; i++) {
+    conn.send(message);
+    await tick();
+  }
+  assert.equal(closed, 1);
+  assert.equal(conn.abandoned, true);
+  assert.ok(stalled.writableLength <= 200_000 + message.length + 1, `buffered ${stalled.writableLength}`);
+  await conn.flushed(); // resolves: nothing more will be written
+});
+
 test("a write error (EPIPE) closes the connection quietly; later sends are no-ops", { timeout: 5000 }, async () => {
   const failing = new Writable({
     write(_chunk, _enc, cb) {
