@@ -64,9 +64,20 @@ async function show(p: Page, id: string): Promise<void> {
   await p.waitForSelector(".prompt-input:not([disabled])");
 }
 
-async function sendPrompt(p: Page, text: string): Promise<void> {
+/**
+ * Types a prompt and sends it. With the session's id, also waits until the daemon has taken it
+ * (its message stored or its run started): idle() right after a send could otherwise find the
+ * session idle before the prompt got there, and the next send would join the same request.
+ */
+async function sendPrompt(p: Page, text: string, id?: string): Promise<void> {
+  const before = id === undefined ? 0 : (await client.getState(id)).messageCount;
   await p.locator(".prompt-input").fill(text);
   await p.locator(".prompt-input").press("Enter");
+  if (id === undefined) return;
+  await pollAsync(async () => {
+    const state = await client.getState(id);
+    return state.isRunning || state.messageCount > before;
+  }, "the daemon to take the prompt");
 }
 
 async function idle(id: string): Promise<void> {
@@ -117,7 +128,7 @@ test("markdown renders; HTML in the model's text never reaches the DOM", { skip,
     '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><b onclick="window.__pwned = 3">html</b>',
   ].join("\n");
   fake.enqueue(textReply(reply, { chunkSize: 7 }));
-  await sendPrompt(page, "Show me markdown");
+  await sendPrompt(page, "Show me markdown", id);
   const msg = page.locator(".msg.assistant").last();
   await msg.locator("pre code").waitFor();
   await idle(id);
@@ -197,7 +208,7 @@ test("permission mode ask: Deny and Allow answer the daemon's requestPermission"
   await pollAsync(async () => (await client.getState(id)).permissionMode === "ask", "the permission mode to change");
 
   fake.enqueue(toolUseReply("write", { path: "denied.txt", content: "no" }), textReply("Understood, I did not write it."));
-  await sendPrompt(page, "Write denied.txt");
+  await sendPrompt(page, "Write denied.txt", id);
   const prompt = page.locator(".permission:not([hidden])");
   await prompt.waitFor();
   assert.match((await prompt.textContent()) ?? "", /write[\s\S]*denied\.txt/);
@@ -209,7 +220,7 @@ test("permission mode ask: Deny and Allow answer the daemon's requestPermission"
   assert.equal(await page.locator('.tool[data-tool-name="write"]').last().getAttribute("data-status"), "error");
 
   fake.enqueue(toolUseReply("write", { path: "allowed.txt", content: "yes" }), textReply("Written."));
-  await sendPrompt(page, "Write allowed.txt");
+  await sendPrompt(page, "Write allowed.txt", id);
   await prompt.waitFor();
   await prompt.locator("button.allow").click();
   await page.waitForSelector('.msg.assistant:has-text("Written.")');
@@ -250,7 +261,7 @@ test("the page shows the session's total tokens and cost as getSessionStats repo
   const id = await newSession();
   await show(page, id);
   fake.enqueue(textReply("counted", { usage: { input_tokens: 1234, output_tokens: 56, cache_read_input_tokens: 7 } }));
-  await sendPrompt(page, "Count me");
+  await sendPrompt(page, "Count me", id);
   await idle(id);
   const stats = await client.call("getSessionStats", { sessionId: id });
   assert.ok(stats.tokens.total >= 1234 + 56);
@@ -264,9 +275,9 @@ test("after a reload the messages before a compaction sit in a closed block abov
   const id = await newSession();
   await show(page, id);
   fake.enqueue(textReply("first reply"), textReply("second reply"));
-  await sendPrompt(page, bigText("ONE"));
+  await sendPrompt(page, bigText("ONE"), id);
   await idle(id);
-  await sendPrompt(page, bigText("TWO"));
+  await sendPrompt(page, bigText("TWO"), id);
   await idle(id);
   fake.enqueue(textReply("## Goal\nSummarized for the test."));
   await page.click("button.compact-open");
