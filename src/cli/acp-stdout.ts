@@ -14,11 +14,10 @@ export interface BoundedOutputOptions {
   log: Logger;
   /** called once when the editor has left too much unread */
   onAbandoned(): void;
-  maxPendingBytes?: number;
 }
 
 export function boundedAcpOutput(output: NodeJS.WriteStream, opts: BoundedOutputOptions): WritableStream<Uint8Array> {
-  const max = opts.maxPendingBytes ?? DEFAULT_MAX_PENDING_CHARS;
+  const max = DEFAULT_MAX_PENDING_CHARS;
   let abandoned = false;
   return new WritableStream<Uint8Array>({
     write(chunk) {

@@ -158,16 +158,19 @@ function realCwd(cwd: string): string {
   return real;
 }
 
-function throwError(err: Error): never {
-  throw err;
-}
-
 /** bwrap's options binding a checked directory onto itself: by descriptor where `pins` is given. */
 function binder(pins: PinnedDirs | undefined): (dir: string, writable: boolean) => string[] | undefined {
   return pins ? (dir, writable) => pins.bind(dir, writable) : (dir, writable) => [writable ? "--bind" : "--ro-bind", dir, dir];
 }
 
-const changed = (path: string) => new Error(`${path} changed while the sandbox was being set up (it is no longer the directory that was checked)`);
+/** The same, for a directory that must be bound: one that changed under the check stops the command. */
+function requiredBinder(bind: ReturnType<typeof binder>): (dir: string, writable: boolean) => string[] {
+  return (dir, writable) => {
+    const args = bind(dir, writable);
+    if (!args) throw new Error(`${dir} changed while the sandbox was being set up (it is no longer the directory that was checked)`);
+    return args;
+  };
+}
 
 /**
  * The mounts after the read-only root, in the order bwrap must apply them. With `pins`, each
@@ -177,6 +180,7 @@ const changed = (path: string) => new Error(`${path} changed while the sandbox w
  */
 export function mountArgs(policy: MountPolicy, mounts: SandboxMounts, pins?: PinnedDirs): MountOp[] {
   const bind = binder(pins);
+  const mustBind = requiredBinder(bind);
   const writable = policy.mode === "workspace-write";
   const cwd = realCwd(mounts.cwd);
   if (mounts.realCwd !== undefined && cwd !== mounts.realCwd) {
@@ -202,12 +206,10 @@ export function mountArgs(policy: MountPolicy, mounts: SandboxMounts, pins?: Pin
       if (args) ops.push({ path: root, args });
     }
   }
-  const cwdArgs = bind(cwd, writable);
-  if (!cwdArgs) throw changed(mounts.cwd);
-  ops.push({ path: cwd, args: cwdArgs });
+  ops.push({ path: cwd, args: mustBind(cwd, writable) });
   for (const p of mounts.readOnly) {
     const kind = pathKind(p);
-    if (kind === "directory") ops.push({ path: p, args: bind(p, false) ?? throwError(changed(p)) });
+    if (kind === "directory") ops.push({ path: p, args: mustBind(p, false) });
     // missing in a writable cwd: an empty read-only folder, so nothing can be made there (bwrap
     // makes its mount point in the project: removed again once no command needs it)
     else if (kind === "missing" && writable && strictlyInside(cwd, p) && pathKind(dirname(p)) === "directory") {

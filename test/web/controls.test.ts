@@ -67,7 +67,8 @@ async function show(p: Page, id: string): Promise<void> {
 /**
  * Types a prompt and sends it. With the session's id, also waits until the daemon has taken it
  * (its message stored or its run started): idle() right after a send could otherwise find the
- * session idle before the prompt got there, and the next send would join the same request.
+ * session idle before the prompt got there, and the next send, made while the page still thought
+ * the session idle, went as a plain prompt to a running session and was refused (-32011).
  */
 async function sendPrompt(p: Page, text: string, id?: string): Promise<void> {
   const before = id === undefined ? 0 : (await client.getState(id)).messageCount;
