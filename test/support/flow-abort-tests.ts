@@ -71,8 +71,10 @@ async function abortDuringTool(flow: FlowSessions): Promise<void> {
   const { runId } = await peer.request("prompt", { sessionId, text: "wait a bit" });
   await peer.waitEvent((e) => e.sessionId === sessionId && e.type === "tool_execution_start", "tool_execution_start", from);
   // abort while the command really runs
-  for (let i = 0; i < 100 && processWithArg(command) === undefined; i++) await sleep(20);
-  assert.ok(processWithArg(command) !== undefined, "the command started");
+  // the pid seen, not a second scan: one taken while the gate execs bwrap can find no command line
+  let started: number | undefined;
+  for (let i = 0; i < 100 && (started = processWithArg(command)) === undefined; i++) await sleep(20);
+  assert.ok(started !== undefined, "the command started");
   // busy: what needs the session idle is refused while the tool runs
   const busy = await peer.request("getState", { sessionId });
   assert.equal(busy.isRunning, true);
